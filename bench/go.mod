@@ -1,0 +1,12 @@
+module github.com/pgid/pgid/bench
+
+go 1.25.0
+
+replace github.com/pgid/pgid => ../
+
+require (
+	github.com/google/uuid v1.6.0
+	github.com/jackc/pgx/v5 v5.12.0
+	github.com/oklog/ulid/v2 v2.1.2
+	go.mongodb.org/mongo-driver/v2 v2.9.3
+)
