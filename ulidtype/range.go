@@ -1,0 +1,43 @@
+package ulidtype
+
+import "time"
+
+// MinAt returns the smallest ULID of t's millisecond: t's timestamp followed
+// by 80 zero bits. t is truncated to the millisecond ([time.Time.UnixMilli])
+// and clamped to the ULID range, from the Unix epoch to 2^48-1 ms (year
+// 10889).
+func MinAt(t time.Time) ULID {
+	return fromHalves(clampMilli(t)<<16, 0)
+}
+
+// MaxAt returns the largest ULID of t's millisecond: t's timestamp followed by
+// 80 one bits. t is truncated and clamped as by [MinAt].
+func MaxAt(t time.Time) ULID {
+	return fromHalves(clampMilli(t)<<16|0xFFFF, ^uint64(0))
+}
+
+// Range returns the half-open bounds [lo, hi) of the ULIDs made from the
+// millisecond of from up to, not including, the millisecond of to:
+// lo = MinAt(from), hi = MinAt(to). Use them as
+//
+//	WHERE id >= $1 AND id < $2
+//
+// which PostgreSQL answers with a range scan of the primary key index.
+// Both ends are truncated to the millisecond, so an ID made at 10:00:00.0004
+// is inside Range(10:00:00.0009, …) and outside Range(…, 10:00:00.0009).
+// If to is not after from, the range is empty (hi <= lo).
+func Range(from, to time.Time) (lo, hi ULID) {
+	return MinAt(from), MinAt(to)
+}
+
+// clampMilli returns t in Unix milliseconds, clamped to [0, 2^48-1].
+func clampMilli(t time.Time) uint64 {
+	ms := t.UnixMilli()
+	switch {
+	case ms < 0:
+		return 0
+	case ms > maxTimestamp:
+		return maxTimestamp
+	}
+	return uint64(ms)
+}

@@ -1,0 +1,94 @@
+package ulidtype
+
+import (
+	"database/sql/driver"
+	"fmt"
+)
+
+// Scan implements the [database/sql.Scanner] interface. It accepts what every
+// PostgreSQL driver hands back for a uuid column: a string or []byte holding
+// 36 (UUID), 32 (hex) or 26 (base32) characters, or the raw 16 bytes as a
+// []byte. NULL is an error wrapping [ErrNull]: scan nullable columns into
+// [NullULID], sql.Null[ULID] or *ULID. On error u is left unchanged.
+func (u *ULID) Scan(src any) error {
+	var v ULID
+	var err error
+	switch src := src.(type) {
+	case string:
+		v, err = parse(src)
+	case []byte:
+		if len(src) == len(v) {
+			v = ULID(src)
+		} else {
+			v, err = parse(src)
+		}
+	case nil:
+		return fmt.Errorf("%w: cannot scan NULL into ULID; use NullULID or *ULID", ErrNull)
+	default:
+		return fmt.Errorf("%w: cannot scan %T into ULID", ErrScanType, src)
+	}
+	if err != nil {
+		return err
+	}
+	*u = v
+	return nil
+}
+
+// Value implements the [database/sql/driver.Valuer] interface. It returns the
+// 36-character UUID form, which every driver binds to a uuid column, to a
+// pgid.ulid domain column and to a parameter of unknown type alike.
+func (u ULID) Value() (driver.Value, error) {
+	return u.UUIDString(), nil
+}
+
+// NullULID is a ULID that may be NULL. It works as a database/sql and pgx
+// argument and scan target, and as JSON, where null means not Valid.
+type NullULID struct {
+	ULID  ULID
+	Valid bool // Valid is true if ULID is not NULL
+}
+
+// Scan implements the [database/sql.Scanner] interface. NULL sets Valid to
+// false; every other input is scanned as by [ULID.Scan].
+func (n *NullULID) Scan(src any) error {
+	if src == nil {
+		*n = NullULID{}
+		return nil
+	}
+	if err := n.ULID.Scan(src); err != nil {
+		return err
+	}
+	n.Valid = true
+	return nil
+}
+
+// Value implements the [database/sql/driver.Valuer] interface.
+func (n NullULID) Value() (driver.Value, error) {
+	if !n.Valid {
+		return nil, nil
+	}
+	return n.ULID.Value()
+}
+
+// MarshalJSON implements the [encoding/json.Marshaler] interface: null if not
+// Valid, else the ULID's canonical string.
+func (n NullULID) MarshalJSON() ([]byte, error) {
+	if !n.Valid {
+		return []byte("null"), nil
+	}
+	return n.ULID.MarshalJSON()
+}
+
+// UnmarshalJSON implements the [encoding/json.Unmarshaler] interface: null
+// sets Valid to false; a string is parsed as by [ULID.UnmarshalJSON].
+func (n *NullULID) UnmarshalJSON(data []byte) error {
+	if string(data) == "null" {
+		*n = NullULID{}
+		return nil
+	}
+	if err := n.ULID.UnmarshalJSON(data); err != nil {
+		return err
+	}
+	n.Valid = true
+	return nil
+}

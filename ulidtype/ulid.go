@@ -1,0 +1,95 @@
+// Package ulidtype provides ULID, a time-ordered 128-bit identifier that is
+// stored in a PostgreSQL uuid column and written as 26 characters of Crockford
+// base32.
+//
+// A ULID is 48 bits of Unix time in milliseconds followed by 80 bits of
+// entropy, both big-endian. Byte order is therefore time order, in Go
+// ([ULID.Compare], ==) and in PostgreSQL, where uuid values compare with
+// memcmp: a range scan on a uuid primary key answers "rows created between t1
+// and t2" without a created_at column (see [Range]).
+//
+// The package reads top to bottom: the value (this file), generation
+// (generate.go), text forms (text.go), database/sql (sql.go), pgx (pgx.go) and
+// time ranges (range.go).
+package ulidtype
+
+import (
+	"encoding/binary"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// ULID is a Universally Unique Lexicographically Sortable Identifier: a
+// big-endian 48-bit Unix millisecond timestamp followed by 80 bits of entropy.
+//
+// The zero value is the nil ID (all zero bits, the nil UUID). ULID is a
+// comparable value type: == tells equality and [ULID.Compare] tells order,
+// which is the order of creation time.
+type ULID [16]byte
+
+// maxTimestamp is the largest timestamp a ULID can hold: 2^48-1 milliseconds
+// after the Unix epoch, in the year 10889.
+const maxTimestamp = 1<<48 - 1
+
+// FromBytes returns the ULID held in b, which must be exactly 16 bytes. The
+// error wraps [ErrLength] otherwise.
+func FromBytes(b []byte) (ULID, error) {
+	if len(b) != len(ULID{}) {
+		return ULID{}, fmt.Errorf("%w: %d bytes, want 16", ErrLength, len(b))
+	}
+	return ULID(b), nil
+}
+
+// FromUUID returns the ULID with the same 16 bytes as u. Any UUID converts;
+// the result's Time is meaningful only if u was made as a ULID.
+func FromUUID(u uuid.UUID) ULID { return ULID(u) }
+
+// UUID returns the same 16 bytes as a [uuid.UUID].
+func (u ULID) UUID() uuid.UUID { return uuid.UUID(u) }
+
+// Bytes returns the 16 bytes of u in a new slice.
+func (u ULID) Bytes() []byte { return u[:] }
+
+// IsZero reports whether u is the zero value, the nil ID.
+func (u ULID) IsZero() bool { return u == ULID{} }
+
+// Compare returns -1, 0 or +1 as u sorts before, equal to or after v. The
+// order is the byte order, which is the order of the timestamps and, within one
+// millisecond of one generator, the order of creation.
+func (u ULID) Compare(v ULID) int {
+	a, b := binary.BigEndian.Uint64(u[:8]), binary.BigEndian.Uint64(v[:8])
+	if a == b {
+		a, b = binary.BigEndian.Uint64(u[8:]), binary.BigEndian.Uint64(v[8:])
+	}
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return +1
+	}
+	return 0
+}
+
+// Timestamp returns the 48-bit time of u in milliseconds since the Unix epoch.
+func (u ULID) Timestamp() uint64 {
+	return binary.BigEndian.Uint64(u[:8]) >> 16
+}
+
+// Time returns the time of u, in UTC, with millisecond precision.
+func (u ULID) Time() time.Time {
+	return time.UnixMilli(int64(u.Timestamp())).UTC()
+}
+
+// halves returns u as two big-endian 64-bit words.
+func (u ULID) halves() (hi, lo uint64) {
+	return binary.BigEndian.Uint64(u[:8]), binary.BigEndian.Uint64(u[8:])
+}
+
+// fromHalves is the inverse of halves.
+func fromHalves(hi, lo uint64) (u ULID) {
+	binary.BigEndian.PutUint64(u[:8], hi)
+	binary.BigEndian.PutUint64(u[8:], lo)
+	return u
+}
