@@ -300,3 +300,30 @@ func TestJSON(t *testing.T) {
 		}
 	}
 }
+
+func TestAllocs(t *testing.T) {
+	u := New()
+	s, uu := u.String(), u.UUIDString()
+	buf := make([]byte, 0, 64)
+	text := []byte(s)
+	var raw, textAny any = u[:], text // drivers hand Scan an any already
+	checks := []struct {
+		name string
+		max  float64
+		fn   func()
+	}{
+		{"New", 0, func() { _ = New() }},
+		{"Parse base32", 0, func() { _, _ = Parse(s) }},
+		{"Parse uuid", 0, func() { _, _ = Parse(uu) }},
+		{"UnmarshalText", 0, func() { _ = u.UnmarshalText(text) }},
+		{"AppendText", 0, func() { buf, _ = u.AppendText(buf[:0]) }},
+		{"String", 1, func() { _ = u.String() }},
+		{"Scan text", 0, func() { _ = u.Scan(textAny) }},
+		{"Scan []byte", 0, func() { _ = u.Scan(raw) }},
+	}
+	for _, c := range checks {
+		if n := testing.AllocsPerRun(200, c.fn); n > c.max {
+			t.Errorf("%s: %v allocs, want <= %v", c.name, n, c.max)
+		}
+	}
+}

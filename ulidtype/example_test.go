@@ -1,0 +1,75 @@
+package ulidtype_test
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgtype"
+	"github.com/pgid/pgid/ulidtype"
+)
+
+func ExampleNew() {
+	a := ulidtype.New()
+	b := ulidtype.New()
+	fmt.Println(len(a.String()), a.Compare(b), time.Since(a.Time()) < time.Minute)
+	// Output: 26 -1 true
+}
+
+func ExampleParse() {
+	for _, s := range []string{
+		"01GFGGMBFGB5WKXBN7S84ATRDG",           // canonical
+		"01gfggmbfgb5wkxbn7s84atrdg",           // any case
+		"0183e10a-2df0-5979-3eae-a7ca08ad61b0", // as PostgreSQL prints the uuid
+		"0183e10a2df059793eaea7ca08ad61b0",     // hex
+	} {
+		id, err := ulidtype.Parse(s)
+		fmt.Println(id, err)
+	}
+	id := ulidtype.MustParse("01GFGGMBFGB5WKXBN7S84ATRDG")
+	fmt.Println(id.UUIDString(), id.Time().Format(time.RFC3339Nano))
+
+	_, err := ulidtype.Parse("01GFGGMBFGB5WKXBN7S84ATRDU")
+	fmt.Println(err)
+	// Output:
+	// 01GFGGMBFGB5WKXBN7S84ATRDG <nil>
+	// 01GFGGMBFGB5WKXBN7S84ATRDG <nil>
+	// 01GFGGMBFGB5WKXBN7S84ATRDG <nil>
+	// 01GFGGMBFGB5WKXBN7S84ATRDG <nil>
+	// 0183e10a-2df0-5979-3eae-a7ca08ad61b0 2022-10-16T13:44:44.272Z
+	// ulidtype: parse "01GFGGMBFGB5WKXBN7S84ATRDU": invalid character 'U' at position 25, want a Crockford base32 character (0-9, A-Z without I, L, O, U)
+}
+
+func ExampleRange() {
+	from := time.Date(2022, 10, 16, 13, 0, 0, 0, time.UTC)
+	lo, hi := ulidtype.Range(from, from.Add(time.Hour))
+	// conn.Query(ctx, "SELECT … FROM events WHERE id >= $1 AND id < $2", lo, hi)
+	fmt.Println(lo.UUIDString())
+	fmt.Println(hi.UUIDString())
+	fmt.Println(ulidtype.MustParse("01GFGGMBFGB5WKXBN7S84ATRDG").Compare(lo) >= 0)
+	// Output:
+	// 0183e0e1-3880-0000-0000-000000000000
+	// 0183e118-2700-0000-0000-000000000000
+	// true
+}
+
+// ExampleRegister shows the pgx side without a server: ULID encodes as a
+// binary uuid, and with Register also where pgx does not know the parameter's
+// type (OID 0), such as a []ULID in QueryExecModeExec.
+func ExampleRegister() {
+	m := pgtype.NewMap() // with a connection: conn.TypeMap()
+	ulidtype.Register(m)
+
+	id := ulidtype.MustParse("01GFGGMBFGB5WKXBN7S84ATRDG")
+	bin, _ := m.Encode(pgtype.UUIDOID, pgtype.BinaryFormatCode, id, nil)
+	fmt.Printf("%x\n", bin)
+	txt, _ := m.Encode(0, pgtype.TextFormatCode, []ulidtype.ULID{id}, nil)
+	fmt.Printf("%s\n", txt)
+
+	var back ulidtype.ULID
+	_ = m.Scan(pgtype.UUIDOID, pgtype.BinaryFormatCode, bin, &back)
+	fmt.Println(back)
+	// Output:
+	// 0183e10a2df059793eaea7ca08ad61b0
+	// {0183e10a-2df0-5979-3eae-a7ca08ad61b0}
+	// 01GFGGMBFGB5WKXBN7S84ATRDG
+}
