@@ -104,17 +104,12 @@ func parse[T string | []byte](s T) (ULID, error) {
 	case base32Len:
 		return parseBase32(s)
 	case uuidLen:
-		var u ULID
-		if s[8] == '-' && s[13] == '-' && s[18] == '-' && s[23] == '-' &&
-			decodeHex(u[0:4], s[0:8]) && decodeHex(u[4:6], s[9:13]) &&
-			decodeHex(u[6:8], s[14:18]) && decodeHex(u[8:10], s[19:23]) &&
-			decodeHex(u[10:16], s[24:36]) {
+		if u, ok := decodeHex(s, &uuidPairs); ok && s[8] == '-' && s[13] == '-' && s[18] == '-' && s[23] == '-' {
 			return u, nil
 		}
 		return ULID{}, charError(string(s), "hex digit or a hyphen at 8, 13, 18 and 23", isUUIDChar)
 	case hexLen:
-		var u ULID
-		if decodeHex(u[:], s) {
+		if u, ok := decodeHex(s, &hexPairs); ok {
 			return u, nil
 		}
 		return ULID{}, charError(string(s), "hex digit", isHex)
@@ -125,42 +120,83 @@ func parse[T string | []byte](s T) (ULID, error) {
 	}
 }
 
-// decodeHex decodes exactly len(dst) bytes of hex from src.
-func decodeHex[T string | []byte](dst []byte, src T) bool {
-	var buf [hexLen]byte
-	n := copy(buf[:], src)
-	_, err := hex.Decode(dst, buf[:n])
-	return err == nil
+// decodeHex decodes the 16 hex pairs of s that start at the offsets in pairs.
+// It uses a table instead of encoding/hex, whose Decode would need the
+// hyphens cut out into a copy first and reports no position.
+func decodeHex[T string | []byte](s T, pairs *[16]int) (u ULID, ok bool) {
+	var bad byte
+	for i, p := range pairs {
+		hi, lo := decodeHexTable[s[p]], decodeHexTable[s[p+1]]
+		bad |= hi | lo
+		u[i] = hi<<4 | lo
+	}
+	return u, bad&0xF0 == 0
 }
 
-// parseBase32 decodes 26 characters of Crockford base32.
-func parseBase32[T string | []byte](s T) (ULID, error) {
-	// Decode all characters first; an invalid one has the high bits set.
-	var v [base32Len]byte
-	var bad byte
-	for i := range v {
-		v[i] = decodeBase32[s[i]]
-		bad |= v[i]
+// Offsets of the 16 hex pairs in the hex and the UUID forms.
+var (
+	hexPairs  = [16]int{0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30}
+	uuidPairs = [16]int{0, 2, 4, 6, 9, 11, 14, 16, 19, 21, 24, 26, 28, 30, 32, 34}
+)
+
+// decodeHexTable maps a hex digit, in either case, to its value and every
+// other byte to 0xFF.
+var decodeHexTable = func() (t [256]byte) {
+	for i := range t {
+		t[i] = 0xFF
 	}
-	if bad&0xE0 != 0 {
+	for i, c := range "0123456789abcdef" {
+		t[c] = byte(i)
+		if c >= 'a' {
+			t[c-'a'+'A'] = byte(i)
+		}
+	}
+	return t
+}()
+
+// parseBase32 decodes 26 characters of Crockford base32. It is unrolled:
+// 130 bits, the top 2 zero, as 10 characters of timestamp (50 bits) and
+// 2 × 8 characters of entropy (2 × 40 bits).
+func parseBase32[T string | []byte](s T) (ULID, error) {
+	_ = s[25]
+	d := &decodeBase32
+	v0 := d[s[0]]
+	v1 := d[s[1]]
+	v2 := d[s[2]]
+	v3 := d[s[3]]
+	v4 := d[s[4]]
+	v5 := d[s[5]]
+	v6 := d[s[6]]
+	v7 := d[s[7]]
+	v8 := d[s[8]]
+	v9 := d[s[9]]
+	v10 := d[s[10]]
+	v11 := d[s[11]]
+	v12 := d[s[12]]
+	v13 := d[s[13]]
+	v14 := d[s[14]]
+	v15 := d[s[15]]
+	v16 := d[s[16]]
+	v17 := d[s[17]]
+	v18 := d[s[18]]
+	v19 := d[s[19]]
+	v20 := d[s[20]]
+	v21 := d[s[21]]
+	v22 := d[s[22]]
+	v23 := d[s[23]]
+	v24 := d[s[24]]
+	v25 := d[s[25]]
+	// An invalid character decodes to 0xFF, which sets the high bits.
+	if (v0|v1|v2|v3|v4|v5|v6|v7|v8|v9|v10|v11|v12|v13|v14|v15|v16|v17|v18|v19|v20|v21|v22|v23|v24|v25)&0xE0 != 0 {
 		return ULID{}, charError(string(s), "Crockford base32 character (0-9, A-Z without I, L, O, U)", isBase32)
 	}
-	if v[0] > 7 {
+	if v0 > 7 {
 		return ULID{}, &ParseError{Input: string(s), Pos: 0, Err: ErrOverflow,
 			Msg: "first character " + quoteByte(s[0]) + " is above '7', so the value overflows 128 bits"}
 	}
-	// 130 bits, the top 2 zero: 10 characters of timestamp (50 bits) and
-	// 2 × 8 characters of entropy (2 × 40 bits).
-	var ts, e1, e2 uint64
-	for i := range 10 {
-		ts = ts<<5 | uint64(v[i])
-	}
-	for i := 10; i < 18; i++ {
-		e1 = e1<<5 | uint64(v[i])
-	}
-	for i := 18; i < 26; i++ {
-		e2 = e2<<5 | uint64(v[i])
-	}
+	ts := uint64(v0)<<45 | uint64(v1)<<40 | uint64(v2)<<35 | uint64(v3)<<30 | uint64(v4)<<25 | uint64(v5)<<20 | uint64(v6)<<15 | uint64(v7)<<10 | uint64(v8)<<5 | uint64(v9)
+	e1 := uint64(v10)<<35 | uint64(v11)<<30 | uint64(v12)<<25 | uint64(v13)<<20 | uint64(v14)<<15 | uint64(v15)<<10 | uint64(v16)<<5 | uint64(v17)
+	e2 := uint64(v18)<<35 | uint64(v19)<<30 | uint64(v20)<<25 | uint64(v21)<<20 | uint64(v22)<<15 | uint64(v23)<<10 | uint64(v24)<<5 | uint64(v25)
 	return fromHalves(ts<<16|e1>>24, e1<<40|e2), nil
 }
 
@@ -305,24 +341,39 @@ func jsonString(data []byte) ([]byte, error) {
 	return s, nil
 }
 
-// encodeBase32 writes the 26-character form of u into b.
+// encodeBase32 writes the 26-character form of u into b, unrolled: the
+// 48-bit timestamp gives 10 characters, each 40-bit half of the entropy 8.
 func (u ULID) encodeBase32(b *[base32Len]byte) {
 	hi, lo := u.halves()
-	ts := hi >> 16                 // 48 bits → 10 characters
-	e1 := (hi&0xFFFF)<<24 | lo>>40 // 40 bits → 8 characters
-	e2 := lo & (1<<40 - 1)         // 40 bits → 8 characters
-	for i := 9; i >= 0; i-- {
-		b[i] = crockford[ts&31]
-		ts >>= 5
-	}
-	for i := 17; i >= 10; i-- {
-		b[i] = crockford[e1&31]
-		e1 >>= 5
-	}
-	for i := 25; i >= 18; i-- {
-		b[i] = crockford[e2&31]
-		e2 >>= 5
-	}
+	ts := hi >> 16
+	e1 := (hi&0xFFFF)<<24 | lo>>40
+	e2 := lo & (1<<40 - 1)
+	b[0] = crockford[ts>>45&31]
+	b[1] = crockford[ts>>40&31]
+	b[2] = crockford[ts>>35&31]
+	b[3] = crockford[ts>>30&31]
+	b[4] = crockford[ts>>25&31]
+	b[5] = crockford[ts>>20&31]
+	b[6] = crockford[ts>>15&31]
+	b[7] = crockford[ts>>10&31]
+	b[8] = crockford[ts>>5&31]
+	b[9] = crockford[ts>>0&31]
+	b[10] = crockford[e1>>35&31]
+	b[11] = crockford[e1>>30&31]
+	b[12] = crockford[e1>>25&31]
+	b[13] = crockford[e1>>20&31]
+	b[14] = crockford[e1>>15&31]
+	b[15] = crockford[e1>>10&31]
+	b[16] = crockford[e1>>5&31]
+	b[17] = crockford[e1>>0&31]
+	b[18] = crockford[e2>>35&31]
+	b[19] = crockford[e2>>30&31]
+	b[20] = crockford[e2>>25&31]
+	b[21] = crockford[e2>>20&31]
+	b[22] = crockford[e2>>15&31]
+	b[23] = crockford[e2>>10&31]
+	b[24] = crockford[e2>>5&31]
+	b[25] = crockford[e2>>0&31]
 }
 
 // encodeUUID writes the 36-character UUID form of u into b.

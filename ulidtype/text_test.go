@@ -111,6 +111,9 @@ var malformed = []struct {
 	{"------------------------------------", ErrCharacter},
 	{"01563df3_6481_d676_4c61_efb99302bd5b", ErrCharacter},
 	{"01563DF3-6481-D676-4C61-EFB99302BD5Z", ErrCharacter},
+	{"01563df36481d6764c61efb99302bd5\x10", ErrCharacter}, // '0'-'a'+'A'
+	{"\x1001563df3-6481-d676-4c61-efb99302bd5", ErrCharacter},
+	{"01563df36481d6764c61efb99302bd5G", ErrCharacter},
 }
 
 func TestParseMalformed(t *testing.T) {
