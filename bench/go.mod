@@ -8,5 +8,6 @@ require (
 	github.com/google/uuid v1.6.0
 	github.com/jackc/pgx/v5 v5.12.0
 	github.com/oklog/ulid/v2 v2.1.2
+	github.com/pgid/pgid v0.0.0-00010101000000-000000000000
 	go.mongodb.org/mongo-driver/v2 v2.9.3
 )

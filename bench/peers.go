@@ -1,9 +1,10 @@
 package bench
 
-// The peers measured in this module's benchmarks.
+// The libraries this module measures; the benchmarks are in the _test files.
 import (
 	_ "github.com/google/uuid"
 	_ "github.com/jackc/pgx/v5/pgtype"
 	_ "github.com/oklog/ulid/v2"
+	_ "github.com/pgid/pgid/ulidtype"
 	_ "go.mongodb.org/mongo-driver/v2/bson"
 )

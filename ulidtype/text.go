@@ -154,50 +154,70 @@ var decodeHexTable = func() (t [256]byte) {
 	return t
 }()
 
-// parseBase32 decodes 26 characters of Crockford base32. It is unrolled:
-// 130 bits, the top 2 zero, as 10 characters of timestamp (50 bits) and
-// 2 × 8 characters of entropy (2 × 40 bits).
+// parseBase32 decodes 26 characters of Crockford base32, unrolled. The 130
+// bits have the top 2 zero: the first character carries 3 bits, then each 8
+// characters make 5 bytes.
 func parseBase32[T string | []byte](s T) (ULID, error) {
 	_ = s[25]
 	d := &decodeBase32
-	v0 := d[s[0]]
-	v1 := d[s[1]]
-	v2 := d[s[2]]
-	v3 := d[s[3]]
-	v4 := d[s[4]]
-	v5 := d[s[5]]
-	v6 := d[s[6]]
-	v7 := d[s[7]]
-	v8 := d[s[8]]
-	v9 := d[s[9]]
-	v10 := d[s[10]]
-	v11 := d[s[11]]
-	v12 := d[s[12]]
-	v13 := d[s[13]]
-	v14 := d[s[14]]
-	v15 := d[s[15]]
-	v16 := d[s[16]]
-	v17 := d[s[17]]
-	v18 := d[s[18]]
-	v19 := d[s[19]]
-	v20 := d[s[20]]
-	v21 := d[s[21]]
-	v22 := d[s[22]]
-	v23 := d[s[23]]
-	v24 := d[s[24]]
-	v25 := d[s[25]]
-	// An invalid character decodes to 0xFF, which sets the high bits.
-	if (v0|v1|v2|v3|v4|v5|v6|v7|v8|v9|v10|v11|v12|v13|v14|v15|v16|v17|v18|v19|v20|v21|v22|v23|v24|v25)&0xE0 != 0 {
-		return ULID{}, charError(string(s), "Crockford base32 character (0-9, A-Z without I, L, O, U)", isBase32)
+	if d[s[0]] == 0xFF ||
+		d[s[1]] == 0xFF ||
+		d[s[2]] == 0xFF ||
+		d[s[3]] == 0xFF ||
+		d[s[4]] == 0xFF ||
+		d[s[5]] == 0xFF ||
+		d[s[6]] == 0xFF ||
+		d[s[7]] == 0xFF ||
+		d[s[8]] == 0xFF ||
+		d[s[9]] == 0xFF ||
+		d[s[10]] == 0xFF ||
+		d[s[11]] == 0xFF ||
+		d[s[12]] == 0xFF ||
+		d[s[13]] == 0xFF ||
+		d[s[14]] == 0xFF ||
+		d[s[15]] == 0xFF ||
+		d[s[16]] == 0xFF ||
+		d[s[17]] == 0xFF ||
+		d[s[18]] == 0xFF ||
+		d[s[19]] == 0xFF ||
+		d[s[20]] == 0xFF ||
+		d[s[21]] == 0xFF ||
+		d[s[22]] == 0xFF ||
+		d[s[23]] == 0xFF ||
+		d[s[24]] == 0xFF ||
+		d[s[25]] == 0xFF || d[s[0]] > 7 {
+		return ULID{}, base32Error(string(s))
 	}
-	if v0 > 7 {
-		return ULID{}, &ParseError{Input: string(s), Pos: 0, Err: ErrOverflow,
-			Msg: "first character " + quoteByte(s[0]) + " is above '7', so the value overflows 128 bits"}
+	var u ULID
+	u[0] = d[s[0]]<<5 | d[s[1]]
+	u[1] = d[s[2]]<<3 | d[s[3]]>>2
+	u[2] = d[s[3]]<<6 | d[s[4]]<<1 | d[s[5]]>>4
+	u[3] = d[s[5]]<<4 | d[s[6]]>>1
+	u[4] = d[s[6]]<<7 | d[s[7]]<<2 | d[s[8]]>>3
+	u[5] = d[s[8]]<<5 | d[s[9]]
+	u[6] = d[s[10]]<<3 | d[s[11]]>>2
+	u[7] = d[s[11]]<<6 | d[s[12]]<<1 | d[s[13]]>>4
+	u[8] = d[s[13]]<<4 | d[s[14]]>>1
+	u[9] = d[s[14]]<<7 | d[s[15]]<<2 | d[s[16]]>>3
+	u[10] = d[s[16]]<<5 | d[s[17]]
+	u[11] = d[s[18]]<<3 | d[s[19]]>>2
+	u[12] = d[s[19]]<<6 | d[s[20]]<<1 | d[s[21]]>>4
+	u[13] = d[s[21]]<<4 | d[s[22]]>>1
+	u[14] = d[s[22]]<<7 | d[s[23]]<<2 | d[s[24]]>>3
+	u[15] = d[s[24]]<<5 | d[s[25]]
+	return u, nil
+}
+
+// base32Error reports why the 26 characters of s are not a ULID: an invalid
+// character, or else a first character above '7'.
+func base32Error(s string) error {
+	for i := range len(s) {
+		if !isBase32(i, s[i]) {
+			return charError(s, "Crockford base32 character (0-9, A-Z without I, L, O, U)", isBase32)
+		}
 	}
-	ts := uint64(v0)<<45 | uint64(v1)<<40 | uint64(v2)<<35 | uint64(v3)<<30 | uint64(v4)<<25 | uint64(v5)<<20 | uint64(v6)<<15 | uint64(v7)<<10 | uint64(v8)<<5 | uint64(v9)
-	e1 := uint64(v10)<<35 | uint64(v11)<<30 | uint64(v12)<<25 | uint64(v13)<<20 | uint64(v14)<<15 | uint64(v15)<<10 | uint64(v16)<<5 | uint64(v17)
-	e2 := uint64(v18)<<35 | uint64(v19)<<30 | uint64(v20)<<25 | uint64(v21)<<20 | uint64(v22)<<15 | uint64(v23)<<10 | uint64(v24)<<5 | uint64(v25)
-	return fromHalves(ts<<16|e1>>24, e1<<40|e2), nil
+	return &ParseError{Input: s, Pos: 0, Err: ErrOverflow,
+		Msg: "first character " + quoteByte(s[0]) + " is above '7', so the value overflows 128 bits"}
 }
 
 // charError reports the first byte of s that fails valid.
