@@ -62,3 +62,40 @@ func Register(m *pgtype.Map) {
 	m.RegisterDefaultPgType(NullULID{}, "uuid")
 	m.RegisterDefaultPgType([]NullULID(nil), "_uuid")
 }
+
+// Codec is pgx's uuid codec, except that values scanned into an any (or
+// returned by pgx.Rows.Values) come back as ULID instead of [16]byte. Every
+// other scan and encode behaves exactly as pgtype.UUIDCodec.
+//
+// pgidpgx.LoadTypes installs it for the pgid.ulid domain and its array;
+// [RegisterUUIDCodec] installs it for every uuid.
+type Codec struct{ pgtype.UUIDCodec }
+
+// DecodeValue implements the [pgtype.Codec] interface: a ULID, or nil for
+// NULL.
+func (Codec) DecodeValue(m *pgtype.Map, oid uint32, format int16, src []byte) (any, error) {
+	if src == nil {
+		return nil, nil
+	}
+	var u ULID
+	var err error
+	if format == pgtype.BinaryFormatCode {
+		u, err = FromBytes(src)
+	} else {
+		u, err = parse(src)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return u, nil
+}
+
+// RegisterUUIDCodec makes m decode every uuid, and uuid[] element, scanned
+// into an any as a ULID: for programs whose uuid columns all hold ULIDs and
+// that read rows generically (pgx.Rows.Values, pgx.RowToMap). Scans into
+// typed targets need no registration.
+func RegisterUUIDCodec(m *pgtype.Map) {
+	t := &pgtype.Type{Name: "uuid", OID: pgtype.UUIDOID, Codec: Codec{}}
+	m.RegisterType(t)
+	m.RegisterType(&pgtype.Type{Name: "_uuid", OID: pgtype.UUIDArrayOID, Codec: &pgtype.ArrayCodec{ElementType: t}})
+}
