@@ -1,0 +1,405 @@
+package objectidtype
+
+import (
+	"bytes"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgtype"
+)
+
+// Compile-time checks of the pgx interfaces.
+var (
+	_ pgtype.BytesScanner              = (*ObjectID)(nil)
+	_ pgtype.BytesValuer               = ObjectID{}
+	_ pgtype.SkipUnderlyingTypePlanner = ObjectID{}
+	_ pgtype.BytesScanner              = (*NullObjectID)(nil)
+	_ pgtype.BytesValuer               = NullObjectID{}
+	_ pgtype.SkipUnderlyingTypePlanner = NullObjectID{}
+	_ pgtype.BytesScanner              = (*ShortID)(nil)
+	_ pgtype.BytesValuer               = ShortID{}
+)
+
+// seedText is the bytea text format of the seed ID.
+const seedText = `\x` + seedHex
+
+// domainOID stands for the OID of a pgid.objectid domain that pgx has not
+// loaded.
+const domainOID = 98765
+
+func formatName(f int16) string {
+	if f == pgtype.BinaryFormatCode {
+		return "binary"
+	}
+	return "text"
+}
+
+// wantWire returns what a bytea parameter of the seed ID must look like in
+// format f.
+func wantWire(f int16) string {
+	if f == pgtype.BinaryFormatCode {
+		return string(seedBytes[:])
+	}
+	return seedText
+}
+
+func TestPgxEncode(t *testing.T) {
+	for _, register := range []bool{false, true} {
+		m := pgtype.NewMap()
+		if register {
+			Register(m)
+		}
+		for _, oid := range []uint32{pgtype.ByteaOID, 0, domainOID} {
+			for _, f := range []int16{pgtype.BinaryFormatCode, pgtype.TextFormatCode} {
+				for _, v := range []any{seedBytes, &seedBytes, NullObjectID{seedBytes, true}, ShortID(seedBytes), ptr(ShortID(seedBytes))} {
+					name := fmt.Sprintf("register=%v oid=%d %s %T", register, oid, formatName(f), v)
+					buf, err := m.Encode(oid, f, v, nil)
+					if err != nil {
+						t.Errorf("%s: %v", name, err)
+						continue
+					}
+					if string(buf) != wantWire(f) {
+						t.Errorf("%s: encoded %q, want %q", name, buf, wantWire(f))
+					}
+				}
+			}
+		}
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func TestPgxEncodeNull(t *testing.T) {
+	m := pgtype.NewMap()
+	Register(m)
+	for _, oid := range []uint32{pgtype.ByteaOID, 0, domainOID} {
+		for _, f := range []int16{pgtype.BinaryFormatCode, pgtype.TextFormatCode} {
+			for _, v := range []any{(*ObjectID)(nil), NullObjectID{}, (*NullObjectID)(nil), (*ShortID)(nil)} {
+				buf, err := m.Encode(oid, f, v, nil)
+				if err != nil || buf != nil {
+					t.Errorf("oid=%d %s %T: Encode = %q, %v; want NULL", oid, formatName(f), v, buf, err)
+				}
+			}
+		}
+	}
+}
+
+// TestPgxQueryExecModes builds the parameters of one query as each
+// QueryExecMode does, and checks that the ID always reaches the server as
+// bytea: 12 raw bytes in binary, \x hex in text, never the bare String form.
+func TestPgxQueryExecModes(t *testing.T) {
+	args := []any{seedBytes, &seedBytes, NullObjectID{seedBytes, true}}
+	for _, register := range []bool{false, true} {
+		m := pgtype.NewMap()
+		if register {
+			Register(m)
+		}
+		// CacheStatement, CacheDescribe and DescribeExec know the parameter
+		// OIDs from the server: bytea, or a domain's OID.
+		for _, oid := range []uint32{pgtype.ByteaOID, domainOID} {
+			sd := &pgconn.StatementDescription{ParamOIDs: []uint32{oid, oid, oid}}
+			var eqb pgx.ExtendedQueryBuilder
+			if err := eqb.Build(m, sd, args); err != nil {
+				t.Fatalf("register=%v described oid=%d: %v", register, oid, err)
+			}
+			checkParams(t, fmt.Sprintf("register=%v described oid=%d", register, oid), &eqb)
+		}
+		// Exec sends text with OID 0.
+		var eqb pgx.ExtendedQueryBuilder
+		if err := eqb.Build(m, nil, args); err != nil {
+			t.Fatalf("register=%v exec: %v", register, err)
+		}
+		checkParams(t, fmt.Sprintf("register=%v exec", register), &eqb)
+		// The simple protocol encodes each argument as text with OID 0 and
+		// quotes the result into the SQL.
+		for _, a := range args {
+			buf, err := m.Encode(0, pgtype.TextFormatCode, a, []byte{})
+			if err != nil || string(buf) != seedText {
+				t.Errorf("register=%v simple protocol %T: %q, %v", register, a, buf, err)
+			}
+		}
+	}
+}
+
+func checkParams(t *testing.T, name string, eqb *pgx.ExtendedQueryBuilder) {
+	t.Helper()
+	for i, v := range eqb.ParamValues {
+		f := eqb.ParamFormats[i]
+		if string(v) != wantWire(f) {
+			t.Errorf("%s: param %d (%s) = %q, want %q", name, i, formatName(f), v, wantWire(f))
+		}
+		if strings.Contains(string(v), seedHex) && !strings.HasPrefix(string(v), `\x`) {
+			t.Errorf("%s: param %d leaks the String form", name, i)
+		}
+	}
+}
+
+func TestPgxScan(t *testing.T) {
+	m := pgtype.NewMap()
+	for _, oid := range []uint32{pgtype.ByteaOID, pgtype.TextOID} {
+		srcs := map[int16][]byte{pgtype.BinaryFormatCode: seedBytes[:], pgtype.TextFormatCode: []byte(seedText)}
+		if oid == pgtype.TextOID {
+			// A text column, such as the result of a hex conversion in SQL.
+			srcs = map[int16][]byte{pgtype.BinaryFormatCode: []byte(seedHex), pgtype.TextFormatCode: []byte(seedShort)}
+		}
+		for f, src := range srcs {
+			name := fmt.Sprintf("oid=%d %s", oid, formatName(f))
+			var o ObjectID
+			if err := m.Scan(oid, f, src, &o); err != nil || o != seedBytes {
+				t.Errorf("%s: ObjectID = %v, %v", name, o, err)
+			}
+			var p *ObjectID
+			if err := m.Scan(oid, f, src, &p); err != nil || p == nil || *p != seedBytes {
+				t.Errorf("%s: *ObjectID = %v, %v", name, p, err)
+			}
+			var n NullObjectID
+			if err := m.Scan(oid, f, src, &n); err != nil || n != (NullObjectID{seedBytes, true}) {
+				t.Errorf("%s: NullObjectID = %v, %v", name, n, err)
+			}
+			var s ShortID
+			if err := m.Scan(oid, f, src, &s); err != nil || ObjectID(s) != seedBytes {
+				t.Errorf("%s: ShortID = %v, %v", name, s, err)
+			}
+			var sn sql.Null[ObjectID]
+			if err := m.Scan(oid, f, src, &sn); err != nil || !sn.Valid || sn.V != seedBytes {
+				t.Errorf("%s: sql.Null[ObjectID] = %+v, %v", name, sn, err)
+			}
+		}
+	}
+}
+
+func TestPgxScanNull(t *testing.T) {
+	m := pgtype.NewMap()
+	for _, f := range []int16{pgtype.BinaryFormatCode, pgtype.TextFormatCode} {
+		o := seedBytes
+		if err := m.Scan(pgtype.ByteaOID, f, nil, &o); !errors.Is(err, ErrNull) || o != seedBytes {
+			t.Errorf("%s: NULL into ObjectID = %v, value %v", formatName(f), err, o)
+		}
+		p := &seedBytes
+		if err := m.Scan(pgtype.ByteaOID, f, nil, &p); err != nil || p != nil {
+			t.Errorf("%s: NULL into *ObjectID = %v, %v", formatName(f), p, err)
+		}
+		n := NullObjectID{seedBytes, true}
+		if err := m.Scan(pgtype.ByteaOID, f, nil, &n); err != nil || n != (NullObjectID{}) {
+			t.Errorf("%s: NULL into NullObjectID = %v, %v", formatName(f), n, err)
+		}
+		sn := sql.Null[ObjectID]{V: seedBytes, Valid: true}
+		if err := m.Scan(pgtype.ByteaOID, f, nil, &sn); err != nil || sn.Valid {
+			t.Errorf("%s: NULL into sql.Null[ObjectID] = %+v, %v", formatName(f), sn, err)
+		}
+	}
+}
+
+func TestPgxScanErrors(t *testing.T) {
+	m := pgtype.NewMap()
+	tests := []struct {
+		f   int16
+		src string
+		err error
+	}{
+		{pgtype.BinaryFormatCode, "", ErrLength},
+		{pgtype.BinaryFormatCode, "\x4e\x70", ErrLength},
+		{pgtype.BinaryFormatCode, string(seedBytes[:]) + "\x00", ErrLength},
+		{pgtype.BinaryFormatCode, "\\x" + seedHex, ErrLength},
+		{pgtype.TextFormatCode, `\x`, ErrLength},
+		{pgtype.TextFormatCode, `\x4e70`, ErrLength},
+		{pgtype.TextFormatCode, `\x` + seedHex + `00`, ErrLength},
+	}
+	for _, tt := range tests {
+		o := seedBytes
+		if err := m.Scan(pgtype.ByteaOID, tt.f, []byte(tt.src), &o); !errors.Is(err, tt.err) || o != seedBytes {
+			t.Errorf("%s %q: %v, value %v; want %v", formatName(tt.f), tt.src, err, o, tt.err)
+		}
+		n := NullObjectID{seedBytes, true}
+		if err := m.Scan(pgtype.ByteaOID, tt.f, []byte(tt.src), &n); !errors.Is(err, tt.err) || n != (NullObjectID{seedBytes, true}) {
+			t.Errorf("NullObjectID %s %q: %v, value %v", formatName(tt.f), tt.src, err, n)
+		}
+	}
+	// pgx's own text decoding rejects what is not \x hex.
+	o := seedBytes
+	if err := m.Scan(pgtype.ByteaOID, pgtype.TextFormatCode, []byte(seedHex), &o); err == nil || o != seedBytes {
+		t.Errorf("text without \\x: %v, value %v", err, o)
+	}
+}
+
+func TestPgxScanCopies(t *testing.T) {
+	m := pgtype.NewMap()
+	src := bytes.Clone(seedBytes[:])
+	var o ObjectID
+	if err := m.Scan(pgtype.ByteaOID, pgtype.BinaryFormatCode, src, &o); err != nil {
+		t.Fatal(err)
+	}
+	src[0] = 0 // the driver reuses its buffer
+	if o != seedBytes {
+		t.Fatal("ScanBytes kept the driver's memory")
+	}
+}
+
+func TestPgxArray(t *testing.T) {
+	ids := []ObjectID{seedBytes, {}, MustParse("ffffffffffffffffffffffff")}
+	for _, register := range []bool{false, true} {
+		m := pgtype.NewMap()
+		if register {
+			Register(m)
+		}
+		oids := []uint32{pgtype.ByteaArrayOID}
+		if register {
+			oids = append(oids, 0, domainOID+1)
+		}
+		for _, oid := range oids {
+			for _, f := range []int16{pgtype.BinaryFormatCode, pgtype.TextFormatCode} {
+				name := fmt.Sprintf("register=%v oid=%d %s", register, oid, formatName(f))
+				buf, err := m.Encode(oid, f, ids, nil)
+				if err != nil {
+					t.Errorf("%s: Encode: %v", name, err)
+					continue
+				}
+				if f == pgtype.TextFormatCode {
+					want := `{"\\x` + seedHex + `","\\x000000000000000000000000","\\xffffffffffffffffffffffff"}`
+					if string(buf) != want {
+						t.Errorf("%s: %s, want %s", name, buf, want)
+					}
+				}
+				var got []ObjectID
+				if err := m.Scan(pgtype.ByteaArrayOID, f, buf, &got); err != nil || len(got) != 3 || got[0] != ids[0] || got[1] != ids[1] || got[2] != ids[2] {
+					t.Errorf("%s: Scan = %v, %v", name, got, err)
+				}
+				var nulls []NullObjectID
+				if err := m.Scan(pgtype.ByteaArrayOID, f, buf, &nulls); err != nil || len(nulls) != 3 || nulls[0] != (NullObjectID{seedBytes, true}) {
+					t.Errorf("%s: Scan []NullObjectID = %v, %v", name, nulls, err)
+				}
+			}
+		}
+	}
+	// NULL elements: into []NullObjectID fine, into []ObjectID an error.
+	m := pgtype.NewMap()
+	Register(m)
+	buf, err := m.Encode(pgtype.ByteaArrayOID, pgtype.BinaryFormatCode, []NullObjectID{{seedBytes, true}, {}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var nulls []NullObjectID
+	if err := m.Scan(pgtype.ByteaArrayOID, pgtype.BinaryFormatCode, buf, &nulls); err != nil || len(nulls) != 2 || nulls[1].Valid {
+		t.Errorf("[]NullObjectID with NULL: %v, %v", nulls, err)
+	}
+	var plain []ObjectID
+	if err := m.Scan(pgtype.ByteaArrayOID, pgtype.BinaryFormatCode, buf, &plain); !errors.Is(err, ErrNull) {
+		t.Errorf("NULL element into []ObjectID: %v", err)
+	}
+}
+
+func TestPgxAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip("allocation counts need a normal build")
+	}
+	m := pgtype.NewMap()
+	var o ObjectID
+	scan := m.PlanScan(pgtype.ByteaOID, pgtype.BinaryFormatCode, &o)
+	src := seedBytes[:]
+	if n := testing.AllocsPerRun(100, func() { _ = scan.Scan(src, &o) }); n != 0 {
+		t.Errorf("binary scan: %v allocations, want 0", n)
+	}
+	var v any = seedBytes
+	enc := m.PlanEncode(pgtype.ByteaOID, pgtype.BinaryFormatCode, v)
+	buf := make([]byte, 0, 64)
+	// BytesValue returns a slice of its value receiver, which must move to
+	// the heap: one 12-byte allocation per encoded value.
+	if n := testing.AllocsPerRun(100, func() { buf, _ = enc.Encode(v, buf[:0]) }); n > 1 {
+		t.Errorf("binary encode: %v allocations, want at most 1", n)
+	}
+	var null any = NullObjectID{}
+	encNull := m.PlanEncode(pgtype.ByteaOID, pgtype.BinaryFormatCode, null)
+	if n := testing.AllocsPerRun(100, func() { _, _ = encNull.Encode(null, buf[:0]) }); n != 0 {
+		t.Errorf("NULL encode: %v allocations, want 0", n)
+	}
+}
+
+func TestCodec(t *testing.T) {
+	m := pgtype.NewMap()
+	// The domain, as pgidpgx.LoadTypes registers it.
+	dom := &pgtype.Type{Name: "pgid.objectid", OID: domainOID, Codec: Codec{}}
+	m.RegisterType(dom)
+	m.RegisterType(&pgtype.Type{Name: "pgid._objectid", OID: domainOID + 1, Codec: &pgtype.ArrayCodec{ElementType: dom}})
+	o := seedBytes
+	for _, v := range []any{o, &o, ShortID(o), NullObjectID{ObjectID: o, Valid: true}} {
+		for _, f := range []int16{pgtype.BinaryFormatCode, pgtype.TextFormatCode} {
+			got, err := m.Encode(domainOID, f, v, nil)
+			if err != nil || string(got) != wantWire(f) {
+				t.Errorf("%s %T: %q, %v", formatName(f), v, got, err)
+			}
+		}
+	}
+	for _, v := range []any{(*ObjectID)(nil), NullObjectID{}} {
+		if got, err := m.Encode(domainOID, pgtype.BinaryFormatCode, v, nil); err != nil || got != nil {
+			t.Errorf("NULL %T: %q, %v", v, got, err)
+		}
+	}
+	// Other values keep pgx's bytea behaviour.
+	if got, err := m.Encode(domainOID, pgtype.BinaryFormatCode, []byte{1, 2}, nil); err != nil || string(got) != "\x01\x02" {
+		t.Errorf("[]byte: %q, %v", got, err)
+	}
+	// Decoding into any gives an ObjectID, in both formats and in arrays.
+	for _, f := range []int16{pgtype.BinaryFormatCode, pgtype.TextFormatCode} {
+		var a any
+		if err := m.Scan(domainOID, f, []byte(wantWire(f)), &a); err != nil || a != o {
+			t.Errorf("%s into any: %#v, %v", formatName(f), a, err)
+		}
+		if err := m.Scan(domainOID, f, nil, &a); err != nil || a != nil {
+			t.Errorf("%s NULL into any: %#v, %v", formatName(f), a, err)
+		}
+		// A value of the wrong length is an error, not a zero ObjectID.
+		bad := []byte{1, 2, 3}
+		if f == pgtype.TextFormatCode {
+			bad = []byte(`\x010203`)
+		}
+		if err := m.Scan(domainOID, f, bad, &a); !errors.Is(err, ErrLength) {
+			t.Errorf("%s 3 bytes into any: %#v, %v", formatName(f), a, err)
+		}
+	}
+	arr, err := m.Encode(domainOID+1, pgtype.BinaryFormatCode, []ObjectID{o, o}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var a any
+	if err := m.Scan(domainOID+1, pgtype.BinaryFormatCode, arr, &a); err != nil {
+		t.Fatal(err)
+	}
+	if vals, ok := a.([]any); !ok || len(vals) != 2 || vals[1] != o {
+		t.Errorf("array into any: %#v", a)
+	}
+}
+
+func TestRegisterByteaCodec(t *testing.T) {
+	m := pgtype.NewMap()
+	RegisterByteaCodec(m)
+	o := seedBytes
+	if got, err := m.Encode(pgtype.ByteaOID, pgtype.BinaryFormatCode, o, nil); err != nil || string(got) != string(o[:]) {
+		t.Fatalf("encode: %q, %v", got, err)
+	}
+	// Decoding into any is unchanged: bytea stays []byte.
+	var a any
+	if err := m.Scan(pgtype.ByteaOID, pgtype.BinaryFormatCode, o[:], &a); err != nil {
+		t.Fatal(err)
+	}
+	if b, ok := a.([]byte); !ok || string(b) != string(o[:]) {
+		t.Fatalf("bytea into any: %#v", a)
+	}
+	var back ObjectID
+	if err := m.Scan(pgtype.ByteaOID, pgtype.BinaryFormatCode, o[:], &back); err != nil || back != o {
+		t.Fatalf("scan: %v, %v", back, err)
+	}
+	if raceEnabled {
+		return
+	}
+	var v any = o
+	enc := m.PlanEncode(pgtype.ByteaOID, pgtype.BinaryFormatCode, v)
+	buf := make([]byte, 0, 64)
+	if n := testing.AllocsPerRun(100, func() { buf, _ = enc.Encode(v, buf[:0]) }); n != 0 {
+		t.Errorf("binary encode with Codec: %v allocations, want 0", n)
+	}
+}

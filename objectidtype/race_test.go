@@ -1,0 +1,5 @@
+//go:build race
+
+package objectidtype
+
+const raceEnabled = true

@@ -1,0 +1,332 @@
+package objectidtype
+
+import (
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Errors returned (wrapped) by parsing, scanning and decoding. Test for them
+// with [errors.Is]; the wrapping error's message names the input and what is
+// wrong with it.
+var (
+	// ErrLength: the input has a length that no ObjectID form has.
+	ErrLength = errors.New("objectidtype: invalid length")
+	// ErrCharacter: the input holds a character its form does not allow.
+	ErrCharacter = errors.New("objectidtype: invalid character")
+	// ErrNull: SQL NULL or JSON null was stored into a plain ObjectID; use
+	// [NullObjectID], sql.Null[ObjectID] or *ObjectID for nullable values.
+	ErrNull = errors.New("objectidtype: NULL into ObjectID")
+	// ErrScanType: Scan was given a Go type that cannot hold an ObjectID.
+	ErrScanType = errors.New("objectidtype: unsupported scan source")
+)
+
+// ParseError describes why an input is not an ObjectID. It wraps
+// [ErrLength] or [ErrCharacter].
+type ParseError struct {
+	Input string // the complete input
+	Pos   int    // byte offset of the offending character, or -1
+	Msg   string // what is wrong and where
+	Err   error  // the sentinel
+}
+
+// Error returns a message such as
+// `objectidtype: parse "4e70zzcb7cac81af7136236b": invalid character 'z' at
+// position 4, want a hex digit`.
+func (e *ParseError) Error() string {
+	in := e.Input
+	if len(in) > 64 {
+		in = in[:64] + "..."
+	}
+	return "objectidtype: parse " + strconv.Quote(in) + ": " + e.Msg
+}
+
+// Unwrap returns the sentinel error.
+func (e *ParseError) Unwrap() error { return e.Err }
+
+// The textual forms of an ObjectID and their lengths.
+const (
+	hexLen   = 24 // lower-case hex, the canonical form
+	shortLen = 16 // the URL-safe short form
+)
+
+// shortAlphabet is the short form's alphabet, value 0 to 63: digits,
+// lower-case letters, upper-case letters, '-' and '_'.
+const shortAlphabet = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-_"
+
+// shortEncoding encodes 12 bytes as exactly 16 characters of 6 bits each,
+// most significant first, so there is neither padding nor leftover bits.
+var shortEncoding = base64.NewEncoding(shortAlphabet).WithPadding(base64.NoPadding).Strict()
+
+// decodeHexTable maps a byte to its hex value, case-insensitively, or to
+// 0xFF for bytes that are not hex digits.
+var decodeHexTable = func() (t [256]byte) {
+	for i := range t {
+		t[i] = 0xFF
+	}
+	for i := range 10 {
+		t['0'+i] = byte(i)
+	}
+	for i := range 6 {
+		t['a'+i] = byte(10 + i)
+		t['A'+i] = byte(10 + i)
+	}
+	return t
+}()
+
+// Parse parses an ObjectID in either of its text forms:
+//
+//   - 24 hex digits, in either case (the canonical form, lower case, is what
+//     MongoDB tools print);
+//   - the 16-character short form of [ObjectID.Short].
+//
+// Anything else is rejected: other lengths ([ErrLength]) and characters
+// outside the form, including '+', '/' and '=' in the short form
+// ([ErrCharacter]).
+func Parse(s string) (ObjectID, error) { return parse(s) }
+
+// MustParse is like [Parse] but panics on error. It is meant for constants in
+// tests and initializers.
+func MustParse(s string) ObjectID {
+	o, err := Parse(s)
+	if err != nil {
+		panic(err)
+	}
+	return o
+}
+
+// parse serves both strings and byte slices without copying either to the
+// heap.
+func parse[T string | []byte](s T) (ObjectID, error) {
+	switch len(s) {
+	case hexLen:
+		var a [hexLen]byte
+		copy(a[:], s)
+		if o, ok := decodeHex(&a); ok {
+			return o, nil
+		}
+	case shortLen:
+		var a [shortLen]byte
+		copy(a[:], s)
+		if o, ok := decodeShort(&a); ok {
+			return o, nil
+		}
+	}
+	return ObjectID{}, parseError(string(s))
+}
+
+// decodeHex decodes the hex digits in a. It reports false if any is not one.
+func decodeHex(a *[hexLen]byte) (o ObjectID, ok bool) {
+	var bad byte
+	for i := range o {
+		hi, lo := decodeHexTable[a[2*i]], decodeHexTable[a[2*i+1]]
+		bad |= hi | lo
+		o[i] = hi<<4 | lo
+	}
+	return o, bad&0xF0 == 0
+}
+
+// decodeShort decodes the short form in a. It reports false if a holds a
+// character outside the alphabet.
+func decodeShort(a *[shortLen]byte) (o ObjectID, ok bool) {
+	// Decode skips '\r' and '\n', so a valid result also needs all 12 bytes.
+	n, err := shortEncoding.Decode(o[:], a[:])
+	return o, err == nil && n == len(o)
+}
+
+// parseError says why s, which parse rejected, is not an ObjectID.
+func parseError(s string) error {
+	switch len(s) {
+	case hexLen:
+		return charError(s, "hex digit", func(c byte) bool { return decodeHexTable[c] != 0xFF })
+	case shortLen:
+		return charError(s, "short-form character (0-9, a-z, A-Z, '-' or '_')",
+			func(c byte) bool { return strings.IndexByte(shortAlphabet, c) >= 0 })
+	}
+	return &ParseError{
+		Input: s, Pos: -1, Err: ErrLength,
+		Msg: "invalid length " + strconv.Itoa(len(s)) + ", want 24 (hex) or 16 (short form)",
+	}
+}
+
+// charError reports the first byte of s that fails valid.
+func charError(s string, want string, valid func(c byte) bool) error {
+	pos := 0
+	for i := range len(s) {
+		if !valid(s[i]) {
+			pos = i
+			break
+		}
+	}
+	return &ParseError{Input: s, Pos: pos, Err: ErrCharacter,
+		Msg: "invalid character " + quoteByte(s[pos]) + " at position " + strconv.Itoa(pos) + ", want a " + want}
+}
+
+// quoteByte quotes a single byte, escaping it if it is not printable ASCII.
+func quoteByte(c byte) string {
+	if c < 0x80 {
+		return strconv.QuoteRune(rune(c))
+	}
+	return `'\x` + hex.EncodeToString([]byte{c}) + `'`
+}
+
+// String returns the canonical form: 24 lower-case hex digits.
+func (o ObjectID) String() string {
+	var b [hexLen]byte
+	hex.Encode(b[:], o[:])
+	return string(b[:])
+}
+
+// Hex returns the 24 lower-case hex digits of o, as [ObjectID.String] does.
+// It is named after the method MongoDB drivers use for the same thing.
+func (o ObjectID) Hex() string { return o.String() }
+
+// Short returns the 16-character URL-safe short form of o: the 96 bits cut
+// into 16 groups of 6 bits, most significant first, each written as one
+// character of 0-9, a-z, A-Z, '-' and '_' (in that order of value). For
+// example 4e7020cb7cac81af7136236b is jD0wOTOIwqZNdydH.
+//
+// The short form is not order-preserving: its alphabet is not in ASCII order
+// ('-' and '_' are the largest values, digits sort before upper-case letters
+// that sort before lower-case ones), so short forms do not sort like the IDs.
+// Sort and compare ObjectIDs, or their hex forms, never their short forms.
+func (o ObjectID) Short() string {
+	var b [shortLen]byte
+	shortEncoding.Encode(b[:], o[:])
+	return string(b[:])
+}
+
+// AppendText implements the [encoding.TextAppender] interface: it appends the
+// 24 lower-case hex digits of o to b.
+func (o ObjectID) AppendText(b []byte) ([]byte, error) {
+	return hex.AppendEncode(b, o[:]), nil
+}
+
+// MarshalText implements the [encoding.TextMarshaler] interface.
+func (o ObjectID) MarshalText() ([]byte, error) {
+	return o.AppendText(make([]byte, 0, hexLen))
+}
+
+// UnmarshalText implements the [encoding.TextUnmarshaler] interface. It
+// accepts both forms [Parse] does; on error o is left unchanged.
+func (o *ObjectID) UnmarshalText(text []byte) error {
+	v, err := parse(text)
+	if err != nil {
+		return err
+	}
+	*o = v
+	return nil
+}
+
+// AppendBinary implements the [encoding.BinaryAppender] interface: it appends
+// the 12 bytes of o to b.
+func (o ObjectID) AppendBinary(b []byte) ([]byte, error) { return append(b, o[:]...), nil }
+
+// MarshalBinary implements the [encoding.BinaryMarshaler] interface.
+func (o ObjectID) MarshalBinary() ([]byte, error) { return o.AppendBinary(make([]byte, 0, len(o))) }
+
+// UnmarshalBinary implements the [encoding.BinaryUnmarshaler] interface. data
+// must be exactly 12 bytes; on error o is left unchanged.
+func (o *ObjectID) UnmarshalBinary(data []byte) error {
+	v, err := FromBytes(data)
+	if err != nil {
+		return err
+	}
+	*o = v
+	return nil
+}
+
+// MarshalJSON implements the [encoding/json.Marshaler] interface: a JSON
+// string holding the 24 hex digits. For the short form use [ShortID].
+func (o ObjectID) MarshalJSON() ([]byte, error) {
+	b := make([]byte, hexLen+2)
+	b[0], b[hexLen+1] = '"', '"'
+	hex.Encode(b[1:hexLen+1], o[:])
+	return b, nil
+}
+
+// UnmarshalJSON implements the [encoding/json.Unmarshaler] interface. It
+// accepts a JSON string in either form [Parse] does. JSON null is an error
+// wrapping [ErrNull], since an ObjectID cannot be null: use [NullObjectID] or
+// *ObjectID. On error o is left unchanged.
+func (o *ObjectID) UnmarshalJSON(data []byte) error {
+	s, err := jsonString(data)
+	if err != nil {
+		return err
+	}
+	return o.UnmarshalText(s)
+}
+
+// jsonString returns the contents of the JSON string data.
+func jsonString(data []byte) ([]byte, error) {
+	if string(data) == "null" {
+		return nil, fmt.Errorf("%w: JSON null; use NullObjectID or *ObjectID", ErrNull)
+	}
+	n := len(data)
+	if n < 2 || data[0] != '"' || data[n-1] != '"' {
+		return nil, &ParseError{Input: string(data), Pos: -1, Err: ErrCharacter, Msg: "not a JSON string"}
+	}
+	s := data[1 : n-1]
+	for _, c := range s {
+		if c == '\\' || c == '"' || c < 0x20 {
+			// Escapes never occur in an ObjectID but are valid JSON: let
+			// encoding/json unquote them.
+			var str string
+			if err := json.Unmarshal(data, &str); err != nil {
+				return nil, &ParseError{Input: string(data), Pos: -1, Err: ErrCharacter, Msg: "not a JSON string: " + err.Error()}
+			}
+			return []byte(str), nil
+		}
+	}
+	return s, nil
+}
+
+// ShortID is an ObjectID whose text and JSON form is the 16-character short
+// form of [ObjectID.Short], for APIs that want short IDs. It converts to and
+// from ObjectID at no cost:
+//
+//	type Item struct {
+//		ID objectidtype.ShortID `json:"id"` // "jD0wOTOIwqZNdydH"
+//	}
+//	item := Item{ID: objectidtype.ShortID(id)}
+//	id = objectidtype.ObjectID(item.ID)
+//
+// Its text and JSON decoding accept both forms, like [Parse]; use *ShortID for
+// a nullable JSON field. In databases it is stored exactly like an ObjectID.
+// The short form does not sort like the ID: compare ObjectIDs instead.
+type ShortID ObjectID
+
+// String returns the 16-character short form.
+func (s ShortID) String() string { return ObjectID(s).Short() }
+
+// AppendText implements the [encoding.TextAppender] interface: it appends the
+// 16-character short form to b.
+func (s ShortID) AppendText(b []byte) ([]byte, error) {
+	return shortEncoding.AppendEncode(b, s[:]), nil
+}
+
+// MarshalText implements the [encoding.TextMarshaler] interface.
+func (s ShortID) MarshalText() ([]byte, error) {
+	return s.AppendText(make([]byte, 0, shortLen))
+}
+
+// UnmarshalText implements the [encoding.TextUnmarshaler] interface. It
+// accepts both forms [Parse] does; on error s is left unchanged.
+func (s *ShortID) UnmarshalText(text []byte) error { return (*ObjectID)(s).UnmarshalText(text) }
+
+// MarshalJSON implements the [encoding/json.Marshaler] interface: a JSON
+// string holding the short form.
+func (s ShortID) MarshalJSON() ([]byte, error) {
+	b := make([]byte, 0, shortLen+2)
+	b = append(b, '"')
+	b, _ = s.AppendText(b)
+	return append(b, '"'), nil
+}
+
+// UnmarshalJSON implements the [encoding/json.Unmarshaler] interface, as
+// [ObjectID.UnmarshalJSON] does.
+func (s *ShortID) UnmarshalJSON(data []byte) error { return (*ObjectID)(s).UnmarshalJSON(data) }
