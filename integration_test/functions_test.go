@@ -1,0 +1,386 @@
+package integration_test
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"math/big"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/pgid/pgid/objectidtype"
+	"github.com/pgid/pgid/ulidtype"
+)
+
+const agreeN = 10_000
+
+func randomULIDs(n int) []ulidtype.ULID {
+	ids := make([]ulidtype.ULID, n)
+	for i := range ids {
+		rand.Read(ids[i][:])
+	}
+	// The extremes, and the ULID spec's example.
+	ids[0] = ulidtype.ULID{}
+	for i := range ids[1] {
+		ids[1][i] = 0xFF
+	}
+	ids[2] = ulidtype.MustParse("01ARZ3NDEKTSV4RRFFQ69G5FAV")
+	return ids
+}
+
+func randomObjectIDs(n int) []objectidtype.ObjectID {
+	ids := make([]objectidtype.ObjectID, n)
+	for i := range ids {
+		rand.Read(ids[i][:])
+	}
+	ids[0] = objectidtype.ObjectID{}
+	for i := range ids[1] {
+		ids[1][i] = 0xFF
+	}
+	ids[2] = objectidtype.MustParse("4e7020cb7cac81af7136236b")
+	return ids
+}
+
+// randomTimes returns n times with microsecond precision (what timestamptz
+// holds) from 1900 to year 12000, past both types' ranges at each end, plus
+// the edges of those ranges.
+func randomTimes(n int) []time.Time {
+	lo := time.Date(1900, 1, 1, 0, 0, 0, 0, time.UTC).UnixMicro()
+	hi := time.Date(12000, 1, 1, 0, 0, 0, 0, time.UTC).UnixMicro()
+	ts := make([]time.Time, 0, n)
+	edges := []time.Time{
+		time.Unix(0, 0), time.Unix(-1, 999_999_000), time.UnixMilli(-1),
+		time.UnixMilli(1<<48 - 1), time.UnixMilli(1 << 48), time.UnixMilli(1<<48 - 1).Add(999 * time.Microsecond),
+		time.Unix(1<<32-1, 999_999_000), time.Unix(1<<32, 0),
+		time.Date(2011, 9, 14, 3, 34, 35, 999_999_000, time.UTC),
+	}
+	ts = append(ts, edges...)
+	// Half of them in the years IDs are made, where bounds matter most.
+	recentLo := time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC).UnixMicro()
+	recentHi := time.Date(2100, 1, 1, 0, 0, 0, 0, time.UTC).UnixMicro()
+	for len(ts) < n {
+		a, b := lo, hi
+		if len(ts)%2 == 0 {
+			a, b = recentLo, recentHi
+		}
+		v, _ := rand.Int(rand.Reader, big.NewInt(b-a))
+		ts = append(ts, time.UnixMicro(a+v.Int64()))
+	}
+	return ts
+}
+
+// SQL ULID functions agree with Go on 10,000 random IDs and times, in three
+// round trips.
+func TestULIDFunctionsAgreeWithGo(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	conn := connect(t, newDB(t, true), pgx.QueryExecModeCacheStatement)
+
+	ids := randomULIDs(agreeN)
+	texts := make([]string, len(ids))
+	for i, id := range ids {
+		texts[i] = id.String()
+	}
+	rows, err := conn.Query(ctx, `
+		SELECT pgid.ulid_to_text(id), pgid.ulid_time(id),
+		       pgid.ulid_from_text(s), pgid.ulid_from_text(lower(s)),
+		       pgid.ulid_min_at(pgid.ulid_time(id)), pgid.ulid_max_at(pgid.ulid_time(id))
+		FROM unnest($1::uuid[], $2::text[]) WITH ORDINALITY AS x(id, s, i) ORDER BY i`, ids, texts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := 0
+	for rows.Next() {
+		var text string
+		var ts time.Time
+		var fromText, fromLower, minAt, maxAt ulidtype.ULID
+		if err := rows.Scan(&text, &ts, &fromText, &fromLower, &minAt, &maxAt); err != nil {
+			t.Fatal(err)
+		}
+		id := ids[i]
+		if text != id.String() {
+			t.Errorf("ulid_to_text(%s) = %s, Go String %s", id.UUIDString(), text, id.String())
+		}
+		if !ts.Equal(id.Time()) {
+			t.Errorf("ulid_time(%s) = %v, Go Time %v", id, ts.UTC(), id.Time())
+		}
+		if fromText != id || fromLower != id {
+			t.Errorf("ulid_from_text(%s) = %s, lower case %s", id, fromText, fromLower)
+		}
+		if minAt != ulidtype.MinAt(id.Time()) || maxAt != ulidtype.MaxAt(id.Time()) {
+			t.Errorf("bounds of %s's time: SQL %s..%s, Go %s..%s", id, minAt, maxAt,
+				ulidtype.MinAt(id.Time()), ulidtype.MaxAt(id.Time()))
+		}
+		i++
+	}
+	if err := rows.Err(); err != nil || i != len(ids) {
+		t.Fatalf("rows: %d, %v", i, err)
+	}
+
+	ts := randomTimes(agreeN)
+	rows, err = conn.Query(ctx, `
+		SELECT pgid.ulid_min_at(t), pgid.ulid_max_at(t)
+		FROM unnest($1::timestamptz[]) WITH ORDINALITY AS x(t, i) ORDER BY i`, ts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	i = 0
+	for rows.Next() {
+		var minAt, maxAt ulidtype.ULID
+		if err := rows.Scan(&minAt, &maxAt); err != nil {
+			t.Fatal(err)
+		}
+		if minAt != ulidtype.MinAt(ts[i]) || maxAt != ulidtype.MaxAt(ts[i]) {
+			t.Errorf("bounds of %v: SQL %s..%s, Go %s..%s", ts[i], minAt, maxAt, ulidtype.MinAt(ts[i]), ulidtype.MaxAt(ts[i]))
+		}
+		i++
+	}
+	if err := rows.Err(); err != nil || i != len(ts) {
+		t.Fatalf("rows: %d, %v", i, err)
+	}
+
+	// Known vectors, both ways.
+	var s1, s2, s3 string
+	var u1 ulidtype.ULID
+	var ms int64
+	err = conn.QueryRow(ctx, `SELECT pgid.ulid_to_text('ffffffff-ffff-ffff-ffff-ffffffffffff'),
+		pgid.ulid_to_text('00000000-0000-0000-0000-000000000000'),
+		pgid.ulid_to_text('01563e3a-b5d3-d676-4c61-efb99302bd5b'),
+		pgid.ulid_from_text('01ARZ3NDEKTSV4RRFFQ69G5FAV'),
+		(extract(epoch FROM pgid.ulid_time(pgid.ulid_from_text('01ARZ3NDEKTSV4RRFFQ69G5FAV'))) * 1000)::bigint`).
+		Scan(&s1, &s2, &s3, &u1, &ms)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s1 != "7ZZZZZZZZZZZZZZZZZZZZZZZZZ" || s2 != "00000000000000000000000000" || s3 != "01ARZ3NDEKTSV4RRFFQ69G5FAV" {
+		t.Errorf("vectors: %s %s %s", s1, s2, s3)
+	}
+	// 01ARZ3NDEK is 1469922850259 ms (2016-07-30T23:54:10.259Z); the spec's
+	// README pairs 1469918176385 with a different ULID (01ARYZ6S41...).
+	if u1.UUIDString() != "01563e3a-b5d3-d676-4c61-efb99302bd5b" || ms != 1469922850259 || uint64(ms) != u1.Timestamp() {
+		t.Errorf("01ARZ3NDEKTSV4RRFFQ69G5FAV: %s, %d ms, Go %d ms", u1.UUIDString(), ms, u1.Timestamp())
+	}
+}
+
+// SQL ObjectId functions agree with Go on 10,000 random IDs and times.
+func TestObjectIDFunctionsAgreeWithGo(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	conn := connect(t, newDB(t, true), pgx.QueryExecModeCacheStatement)
+
+	ids := randomObjectIDs(agreeN)
+	hexes := make([]string, len(ids))
+	shorts := make([]string, len(ids))
+	for i, id := range ids {
+		hexes[i], shorts[i] = id.Hex(), id.Short()
+	}
+	rows, err := conn.Query(ctx, `
+		SELECT pgid.objectid_to_hex(id), pgid.objectid_to_short(id), pgid.objectid_time(id),
+		       pgid.objectid_from_hex(h), pgid.objectid_from_hex(upper(h)), pgid.objectid_from_short(s),
+		       pgid.objectid_min_at(pgid.objectid_time(id)), pgid.objectid_max_at(pgid.objectid_time(id))
+		FROM unnest($1::bytea[], $2::text[], $3::text[]) WITH ORDINALITY AS x(id, h, s, i) ORDER BY i`,
+		ids, hexes, shorts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := 0
+	for rows.Next() {
+		var hex, short string
+		var ts time.Time
+		var fromHex, fromUpper, fromShort, minAt, maxAt objectidtype.ObjectID
+		if err := rows.Scan(&hex, &short, &ts, &fromHex, &fromUpper, &fromShort, &minAt, &maxAt); err != nil {
+			t.Fatal(err)
+		}
+		id := ids[i]
+		if hex != id.Hex() || short != id.Short() {
+			t.Errorf("%s: SQL hex %s short %s, Go short %s", id, hex, short, id.Short())
+		}
+		if !ts.Equal(id.Time()) {
+			t.Errorf("objectid_time(%s) = %v, Go Time %v", id, ts.UTC(), id.Time())
+		}
+		if fromHex != id || fromUpper != id || fromShort != id {
+			t.Errorf("%s: from_hex %s, upper case %s, from_short %s", id, fromHex, fromUpper, fromShort)
+		}
+		if minAt != objectidtype.MinAt(id.Time()) || maxAt != objectidtype.MaxAt(id.Time()) {
+			t.Errorf("bounds of %s's time: SQL %s..%s, Go %s..%s", id, minAt, maxAt,
+				objectidtype.MinAt(id.Time()), objectidtype.MaxAt(id.Time()))
+		}
+		i++
+	}
+	if err := rows.Err(); err != nil || i != len(ids) {
+		t.Fatalf("rows: %d, %v", i, err)
+	}
+
+	ts := randomTimes(agreeN)
+	rows, err = conn.Query(ctx, `
+		SELECT pgid.objectid_min_at(t), pgid.objectid_max_at(t)
+		FROM unnest($1::timestamptz[]) WITH ORDINALITY AS x(t, i) ORDER BY i`, ts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	i = 0
+	for rows.Next() {
+		var minAt, maxAt objectidtype.ObjectID
+		if err := rows.Scan(&minAt, &maxAt); err != nil {
+			t.Fatal(err)
+		}
+		if minAt != objectidtype.MinAt(ts[i]) || maxAt != objectidtype.MaxAt(ts[i]) {
+			t.Errorf("bounds of %v: SQL %s..%s, Go %s..%s", ts[i], minAt, maxAt, objectidtype.MinAt(ts[i]), objectidtype.MaxAt(ts[i]))
+		}
+		i++
+	}
+	if err := rows.Err(); err != nil || i != len(ts) {
+		t.Fatalf("rows: %d, %v", i, err)
+	}
+
+	// The seed's vector.
+	var short, hex string
+	var ts0 time.Time
+	err = conn.QueryRow(ctx, `SELECT pgid.objectid_to_short('\x4e7020cb7cac81af7136236b'),
+		pgid.objectid_to_hex(pgid.objectid_from_short('jD0wOTOIwqZNdydH')),
+		pgid.objectid_time('\x4e7020cb7cac81af7136236b')`).Scan(&short, &hex, &ts0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if short != "jD0wOTOIwqZNdydH" || hex != "4e7020cb7cac81af7136236b" || !ts0.Equal(time.Date(2011, 9, 14, 3, 34, 35, 0, time.UTC)) {
+		t.Errorf("vector: %s %s %v", short, hex, ts0)
+	}
+}
+
+var positionRE = regexp.MustCompile(`at position (\d+)`)
+
+// Bad text raises 22P02 in SQL wherever Go's Parse fails, naming the same
+// problem and position.
+func TestBadTextInSQL(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	conn := connect(t, newDB(t, true), pgx.QueryExecModeCacheStatement)
+
+	type goErr struct {
+		sentinel error
+		pos      int
+	}
+	check := func(fn, in, word string, g goErr) {
+		t.Helper()
+		var out any
+		err := conn.QueryRow(ctx, "SELECT pgid."+fn+"($1)", in).Scan(&out)
+		if sqlState(err) != "22P02" {
+			t.Errorf("%s(%q): %v, want SQLSTATE 22P02", fn, in, err)
+			return
+		}
+		if !strings.Contains(err.Error(), word) {
+			t.Errorf("%s(%q): message %q does not say %q", fn, in, err, word)
+		}
+		if g.pos >= 0 {
+			m := positionRE.FindStringSubmatch(err.Error())
+			if m == nil || m[1] != strconv.Itoa(g.pos) {
+				t.Errorf("%s(%q): message %q, want position %d as Go", fn, in, err, g.pos)
+			}
+		}
+	}
+	ulidErr := func(s string) goErr {
+		_, err := ulidtype.Parse(s)
+		var pe *ulidtype.ParseError
+		if !errors.As(err, &pe) {
+			t.Fatalf("Go accepts %q: %v", s, err)
+		}
+		return goErr{pe.Err, pe.Pos}
+	}
+	for _, s := range []string{
+		"01ARZ3NDEKTSV4RRFFQ69G5FAU", "I1ARZ3NDEKTSV4RRFFQ69G5FAV", "01ARZ3NDEKTSV4RRFFQ69G5FAL",
+		"01ARZ3NDEKTSV4RRFFQ69G5FAo", "01ARZ3NDEKTSV4-RFFQ69G5FAV", "01ARZ3NDEKTSV4 RFFQ69G5FAV",
+	} {
+		g := ulidErr(s)
+		if !errors.Is(g.sentinel, ulidtype.ErrCharacter) {
+			t.Fatalf("Go on %q: %v", s, g.sentinel)
+		}
+		check("ulid_from_text", s, "invalid character", g)
+	}
+	for _, s := range []string{"", "01ARZ3NDEKTSV4RRFFQ69G5FA", "01ARZ3NDEKTSV4RRFFQ69G5FAVV"} {
+		if g := ulidErr(s); !errors.Is(g.sentinel, ulidtype.ErrLength) {
+			t.Fatalf("Go on %q: %v", s, g.sentinel)
+		}
+		check("ulid_from_text", s, "length", goErr{pos: -1})
+	}
+	for _, s := range []string{"8ZZZZZZZZZZZZZZZZZZZZZZZZZ", "ZZZZZZZZZZZZZZZZZZZZZZZZZZ", "z0000000000000000000000000"} {
+		if g := ulidErr(s); !errors.Is(g.sentinel, ulidtype.ErrOverflow) {
+			t.Fatalf("Go on %q: %v", s, g.sentinel)
+		}
+		check("ulid_from_text", s, "overflows", goErr{pos: -1})
+	}
+	// The 36-character UUID form is Go's, not ulid_from_text's: uuid casts it.
+	check("ulid_from_text", "01563e3a-b5d3-d676-4c61-efb99302bd5b", "length", goErr{pos: -1})
+
+	oidErr := func(s string) goErr {
+		_, err := objectidtype.Parse(s)
+		var pe *objectidtype.ParseError
+		if !errors.As(err, &pe) {
+			t.Fatalf("Go accepts %q: %v", s, err)
+		}
+		return goErr{pe.Err, pe.Pos}
+	}
+	for _, s := range []string{"4e7020cb7cac81af7136236g", "x4e7020cb7cac81af7136236", "4e7020cb7cac81af 136236b"} {
+		check("objectid_from_hex", s, "invalid character", oidErr(s))
+	}
+	for _, s := range []string{"", "4e7020cb7cac81af7136236", "\\x4e7020cb7cac81af7136236b"} {
+		check("objectid_from_hex", s, "length", goErr{pos: -1})
+	}
+	for _, s := range []string{"jD0wOTOIwqZNdyd+", "jD0wOTOIwqZNdyd/", "jD0wOTOIwqZNdyd=", "jD0w.TOIwqZNdydH"} {
+		check("objectid_from_short", s, "invalid character", oidErr(s))
+	}
+	for _, s := range []string{"jD0wOTOIwqZNdyd", "jD0wOTOIwqZNdydHH"} {
+		check("objectid_from_short", s, "length", goErr{pos: -1})
+	}
+
+	// A bytea of the wrong length is not an ObjectId: the text and time
+	// functions raise the domain's check violation.
+	for _, fn := range []string{"objectid_to_hex", "objectid_to_short", "objectid_time"} {
+		for _, b := range [][]byte{make([]byte, 11), make([]byte, 13)} {
+			var out any
+			err := conn.QueryRow(ctx, "SELECT pgid."+fn+"($1::bytea)", b).Scan(&out)
+			if sqlState(err) != "23514" {
+				t.Errorf("%s(%d bytes): %v, want SQLSTATE 23514", fn, len(b), err)
+			}
+		}
+	}
+	// STRICT: NULL in, NULL out.
+	var n1, n2 *string
+	if err := conn.QueryRow(ctx, "SELECT pgid.ulid_to_text(NULL), pgid.objectid_to_hex(pgid.objectid_from_short(NULL))").Scan(&n1, &n2); err != nil || n1 != nil || n2 != nil {
+		t.Errorf("NULL: %v %v %v", n1, n2, err)
+	}
+}
+
+// pgid.gen_ulid and pgid.gen_objectid make distinct IDs of the current time
+// that Go reads back.
+func TestSQLGenerators(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	conn := connect(t, newDB(t, true), pgx.QueryExecModeCacheStatement)
+	before := time.Now().Add(-time.Second)
+	rows, err := conn.Query(ctx, "SELECT pgid.gen_ulid(), pgid.gen_objectid() FROM generate_series(1, 10000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ulids := map[ulidtype.ULID]bool{}
+	oids := map[objectidtype.ObjectID]bool{}
+	for rows.Next() {
+		var u ulidtype.ULID
+		var o objectidtype.ObjectID
+		if err := rows.Scan(&u, &o); err != nil {
+			t.Fatal(err)
+		}
+		after := time.Now().Add(time.Second)
+		if u.Time().Before(before) || u.Time().After(after) || o.Time().Before(before.Truncate(time.Second)) || o.Time().After(after) {
+			t.Fatalf("generated %s (%v), %s (%v): not between %v and %v", u, u.Time(), o, o.Time(), before, after)
+		}
+		ulids[u], oids[o] = true, true
+	}
+	if rows.Err() != nil || len(ulids) != 10000 || len(oids) != 10000 {
+		t.Fatalf("%d distinct ULIDs, %d distinct ObjectIds, %v", len(ulids), len(oids), rows.Err())
+	}
+}

@@ -1,0 +1,277 @@
+// Package integration_test runs pgid against a real PostgreSQL: the
+// migrations and SQL functions, and the Go types through every driver path
+// (pgx in all five QueryExecModes, pgxpool, database/sql over pgx's stdlib,
+// lib/pq).
+//
+// A server is found, in this order, at
+//
+//  1. DATABASE_URL, if set (it must answer; there is no fallback from it);
+//  2. the docker-compose default DSN, [composeDSN], if something answers;
+//  3. a postgres:17-alpine container started with testcontainers-go, if a
+//     Docker engine answers.
+//
+// Without any of them the package fails; it never skips. Each run creates a
+// template database with the migrations applied, and each test a database
+// copied from it; all of them are dropped again. The role needs CREATEDB.
+package integration_test
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"net/url"
+	"os"
+	"runtime/debug"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	tcpostgres "github.com/testcontainers/testcontainers-go/modules/postgres"
+
+	"github.com/pgid/pgid/migrations"
+)
+
+// composeDSN is the DSN of the service in docker-compose.yml.
+const composeDSN = "postgres://postgres:postgres@localhost:5432/postgres?sslmode=disable"
+
+var (
+	baseDSN    string        // the server found, its maintenance database
+	serverInfo string        // what the log shows about the server and drivers
+	templateDB string        // database with the migrations applied
+	admin      *pgxpool.Pool // connections to baseDSN for CREATE/DROP DATABASE
+)
+
+func TestMain(m *testing.M) {
+	os.Exit(run(m))
+}
+
+func run(m *testing.M) int {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+
+	dsn, source, cleanup, err := findServer(ctx)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "integration_test: FAIL:", err)
+		return 1
+	}
+	defer cleanup()
+	baseDSN = dsn
+
+	cfg, err := pgxpool.ParseConfig(dsn)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "integration_test: FAIL: parse DSN:", err)
+		return 1
+	}
+	cfg.MaxConns = 4
+	admin, err = pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "integration_test: FAIL: connect:", err)
+		return 1
+	}
+	defer admin.Close()
+
+	var version string
+	if err := admin.QueryRow(ctx, "SELECT version()").Scan(&version); err != nil {
+		fmt.Fprintln(os.Stderr, "integration_test: FAIL: SELECT version():", err)
+		return 1
+	}
+	serverInfo = fmt.Sprintf("server (%s): %s; pgx %s; lib/pq %s; testcontainers-go %s",
+		source, version, moduleVersion("github.com/jackc/pgx/v5"), moduleVersion("github.com/lib/pq"),
+		moduleVersion("github.com/testcontainers/testcontainers-go"))
+	fmt.Println("integration_test:", serverInfo)
+
+	templateDB = "pgid_tmpl_" + randomHex(6)
+	if err := createTemplate(ctx, templateDB); err != nil {
+		fmt.Fprintln(os.Stderr, "integration_test: FAIL: template database:", err)
+		dropDatabase(context.Background(), templateDB)
+		return 1
+	}
+	defer dropDatabase(context.Background(), templateDB)
+
+	return m.Run()
+}
+
+// findServer returns the DSN of a PostgreSQL server that answers, where it
+// came from, and a function that releases it.
+func findServer(ctx context.Context) (dsn, source string, cleanup func(), err error) {
+	noop := func() {}
+	if env := os.Getenv("DATABASE_URL"); env != "" {
+		if err := ping(ctx, env, 10*time.Second); err != nil {
+			return "", "", nil, fmt.Errorf("DATABASE_URL is set but does not answer (fix it, or unset it to use docker compose or testcontainers-go): %w", err)
+		}
+		return env, "DATABASE_URL", noop, nil
+	}
+	composeErr := ping(ctx, composeDSN, 2*time.Second)
+	if composeErr == nil {
+		return composeDSN, "docker-compose default DSN", noop, nil
+	}
+	c, tcErr := tcpostgres.Run(ctx, "postgres:17-alpine",
+		tcpostgres.WithDatabase("postgres"),
+		tcpostgres.WithUsername("postgres"),
+		tcpostgres.WithPassword("postgres"),
+		tcpostgres.BasicWaitStrategies(),
+	)
+	if tcErr == nil {
+		dsn, tcErr = c.ConnectionString(ctx, "sslmode=disable")
+		if tcErr == nil {
+			return dsn, "testcontainers-go postgres:17-alpine", func() { _ = c.Terminate(context.Background()) }, nil
+		}
+		_ = c.Terminate(context.Background())
+	}
+	return "", "", nil, fmt.Errorf(`no PostgreSQL server found. Provide one of:
+  1. DATABASE_URL=postgres://user:pass@host:5432/db?sslmode=disable (a role that may CREATE DATABASE);
+  2. docker compose up -d --wait   (serves %s; it did not answer: %v);
+  3. a Docker engine for testcontainers-go to start postgres:17-alpine (it failed: %v)`,
+		composeDSN, composeErr, tcErr)
+}
+
+// ping connects to dsn within timeout and runs a query.
+func ping(ctx context.Context, dsn string, timeout time.Duration) error {
+	cfg, err := pgx.ParseConfig(dsn)
+	if err != nil {
+		return err
+	}
+	cfg.ConnectTimeout = timeout
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	conn, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(context.Background())
+	return conn.Ping(ctx)
+}
+
+// createTemplate creates database name and applies the migrations to it.
+func createTemplate(ctx context.Context, name string) error {
+	if _, err := admin.Exec(ctx, "CREATE DATABASE "+pgx.Identifier{name}.Sanitize()); err != nil {
+		return err
+	}
+	conn, err := pgx.Connect(ctx, dsnFor(name))
+	if err != nil {
+		return err
+	}
+	defer conn.Close(ctx)
+	return migrations.Up(ctx, conn)
+}
+
+// dropDatabase drops name, disconnecting whoever is still connected.
+func dropDatabase(ctx context.Context, name string) error {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	_, err := admin.Exec(ctx, "DROP DATABASE IF EXISTS "+pgx.Identifier{name}.Sanitize()+" WITH (FORCE)")
+	return err
+}
+
+// newDB creates a database for t from the migrated template (migrated:
+// true) or an empty one, drops it when t ends, and returns its DSN.
+func newDB(t testing.TB, migrated bool) string {
+	t.Helper()
+	name := "pgid_t_" + randomHex(6)
+	sql := "CREATE DATABASE " + pgx.Identifier{name}.Sanitize()
+	if migrated {
+		sql += " TEMPLATE " + pgx.Identifier{templateDB}.Sanitize()
+	}
+	if _, err := admin.Exec(context.Background(), sql); err != nil {
+		t.Fatalf("create test database: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := dropDatabase(context.Background(), name); err != nil {
+			t.Errorf("drop test database %s: %v", name, err)
+		}
+	})
+	return dsnFor(name)
+}
+
+// dsnFor returns baseDSN pointing at database name, in URL or key=value form
+// as baseDSN is written.
+func dsnFor(name string) string {
+	if strings.Contains(baseDSN, "://") {
+		u, err := url.Parse(baseDSN)
+		if err == nil {
+			u.Path = "/" + name
+			return u.String()
+		}
+	}
+	return baseDSN + " dbname=" + name
+}
+
+// withParam appends a connection parameter to a DSN in either form.
+func withParam(dsn, key, value string) string {
+	if strings.Contains(dsn, "://") {
+		sep := "?"
+		if strings.Contains(dsn, "?") {
+			sep = "&"
+		}
+		return dsn + sep + url.QueryEscape(key) + "=" + url.QueryEscape(value)
+	}
+	return dsn + " " + key + "=" + value
+}
+
+// connect opens a pgx connection to dsn with the given mode, closed when t
+// ends.
+func connect(t testing.TB, dsn string, mode pgx.QueryExecMode) *pgx.Conn {
+	t.Helper()
+	cfg, err := pgx.ParseConfig(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.DefaultQueryExecMode = mode
+	conn, err := pgx.ConnectConfig(context.Background(), cfg)
+	if err != nil {
+		t.Fatalf("connect: %v", err)
+	}
+	t.Cleanup(func() { conn.Close(context.Background()) })
+	return conn
+}
+
+// moduleVersion returns the version of module path this binary was built
+// with: from the build information, or, since test binaries may lack the
+// dependency list, from the go.mod of the module under test.
+func moduleVersion(path string) string {
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, d := range bi.Deps {
+			if d.Path == path {
+				if d.Replace != nil {
+					return d.Version + " => " + d.Replace.Path + " " + d.Replace.Version
+				}
+				return d.Version
+			}
+		}
+	}
+	if b, err := os.ReadFile("../go.mod"); err == nil {
+		for _, line := range strings.Split(string(b), "\n") {
+			f := strings.Fields(strings.TrimPrefix(strings.TrimSpace(line), "require "))
+			if len(f) >= 2 && f[0] == path {
+				return f[1] + " (go.mod)"
+			}
+		}
+	}
+	return "(unknown)"
+}
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	if _, err := rand.Read(b); err != nil {
+		panic(err)
+	}
+	return hex.EncodeToString(b)
+}
+
+// TestServer logs the server and driver versions (they are also printed by
+// TestMain) and checks the template has the migrations.
+func TestServer(t *testing.T) {
+	t.Log(serverInfo)
+	conn := connect(t, newDB(t, true), pgx.QueryExecModeCacheStatement)
+	var n int
+	if err := conn.QueryRow(context.Background(),
+		"SELECT count(*) FROM pg_type WHERE typnamespace = 'pgid'::regnamespace AND typname IN ('ulid', 'objectid', '_ulid', '_objectid')").Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	if n != 4 {
+		t.Fatalf("pgid types in a test database: %d, want 4", n)
+	}
+}

@@ -1,0 +1,226 @@
+package integration_test
+
+import (
+	"context"
+	"encoding/hex"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/pgid/pgid/objectidtype"
+	"github.com/pgid/pgid/pgidpgx"
+	"github.com/pgid/pgid/ulidtype"
+)
+
+// What pgx needs registered, mode by mode (the "Driver facts" of DESIGN.md).
+func TestPgxRegistration(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dsn := newDB(t, true)
+	setup := connect(t, dsn, pgx.QueryExecModeCacheStatement)
+	if _, err := setup.Exec(ctx, driverTables); err != nil {
+		t.Fatal(err)
+	}
+	u, o := ulidtype.New(), specialObjectIDs[6]
+	for _, table := range tables {
+		if _, err := setup.Exec(ctx, "INSERT INTO "+table+" (k, u, o) VALUES (0, $1, $2)", u, o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var domOIDs [4]uint32
+	if err := setup.QueryRow(ctx, "SELECT 'pgid.ulid'::regtype::oid, 'pgid.objectid'::regtype::oid, 'pgid._ulid'::regtype::oid, 'pgid._objectid'::regtype::oid").
+		Scan(&domOIDs[0], &domOIDs[1], &domOIDs[2], &domOIDs[3]); err != nil {
+		t.Fatal(err)
+	}
+
+	for _, mode := range allModes {
+		textMode := mode == pgx.QueryExecModeExec || mode == pgx.QueryExecModeSimpleProtocol
+		t.Run(modeName(mode), func(t *testing.T) {
+			// Scalars need no registration, domain or not: result columns of a
+			// domain report the base type's OID, and a parameter pgx has no
+			// type for falls back to the ID's driver.Valuer.
+			bare := connect(t, dsn, mode)
+			for _, table := range tables {
+				k := nextKey()
+				for _, o := range specialObjectIDs {
+					if _, err := bare.Exec(ctx, "INSERT INTO "+table+" (k, u, o) VALUES ($1, $2, $3) ON CONFLICT (k) DO UPDATE SET o = excluded.o", k, u, o); err != nil {
+						t.Fatalf("%s: insert without registration: %v", table, err)
+					}
+					if _, so := stored(t, pgxDB{setup}, table, k); so != o.Hex() {
+						t.Fatalf("%s: without registration stored %s, want %s", table, so, o.Hex())
+					}
+				}
+				rows, err := bare.Query(ctx, "SELECT u, o FROM "+table+" WHERE k = 0")
+				if err != nil {
+					t.Fatal(err)
+				}
+				fds := rows.FieldDescriptions()
+				if fds[0].DataTypeOID != pgtype.UUIDOID || fds[1].DataTypeOID != pgtype.ByteaOID {
+					t.Errorf("%s: result column OIDs %d, %d; want uuid %d, bytea %d", table, fds[0].DataTypeOID, fds[1].DataTypeOID, pgtype.UUIDOID, pgtype.ByteaOID)
+				}
+				var gotU ulidtype.ULID
+				var gotO objectidtype.ObjectID
+				_, err = pgx.ForEachRow(rows, []any{&gotU, &gotO}, func() error { return nil })
+				if err != nil || gotU != u || gotO != o {
+					t.Fatalf("%s: scan without registration: %s, %s, %v", table, gotU, gotO, err)
+				}
+			}
+			// Until the domains are loaded, pgx sends domain parameters as text.
+			if got := bare.TypeMap().FormatCodeForOID(domOIDs[0]); got != pgtype.TextFormatCode {
+				t.Errorf("pgid.ulid format before LoadTypes: %d, want text", got)
+			}
+
+			// Slices: in Exec and SimpleProtocol modes parameters have OID 0 and
+			// pgx cannot encode []ULID / []ObjectID until Register names their
+			// PostgreSQL types. LoadTypes does not help there.
+			anyQuery := "SELECT count(*) FROM dom WHERE u = ANY($1) AND o = ANY($2)"
+			anyArgs := []any{[]ulidtype.ULID{u}, []objectidtype.ObjectID{o}}
+			loaded := connect(t, dsn, mode)
+			if err := pgidpgx.LoadTypes(ctx, loaded); err != nil {
+				t.Fatal(err)
+			}
+			for name, c := range map[string]*pgx.Conn{"bare": bare, "LoadTypes": loaded} {
+				var n int
+				err := c.QueryRow(ctx, anyQuery, anyArgs...).Scan(&n)
+				switch {
+				case textMode && (err == nil || !strings.Contains(err.Error(), "OID 0")):
+					t.Errorf("%s: = ANY([]ULID) in a text mode without Register: %v, want an OID 0 encode error", name, err)
+				case !textMode && (err != nil || n != 1):
+					t.Errorf("%s: = ANY([]ULID): %d, %v", name, n, err)
+				}
+			}
+			registered := connect(t, dsn, mode)
+			pgidpgx.Register(registered.TypeMap())
+			var n int
+			if err := registered.QueryRow(ctx, anyQuery, anyArgs...).Scan(&n); err != nil || n != 1 {
+				t.Errorf("Register: = ANY([]ULID): %d, %v", n, err)
+			}
+
+			// array_agg of a domain column returns the domain's array type:
+			// only LoadTypes makes it scannable. Of a base column, it works bare.
+			var us []ulidtype.ULID
+			var os []objectidtype.ObjectID
+			aggQuery := "SELECT array_agg(u), array_agg(o) FROM %s WHERE k = 0"
+			if err := bare.QueryRow(ctx, strings.Replace(aggQuery, "%s", "plain", 1)).Scan(&us, &os); err != nil || len(us) != 1 || us[0] != u || os[0] != o {
+				t.Errorf("array_agg(plain) without registration: %v %v %v", us, os, err)
+			}
+			for name, c := range map[string]*pgx.Conn{"bare": bare, "Register": registered} {
+				err := c.QueryRow(ctx, strings.Replace(aggQuery, "%s", "dom", 1)).Scan(&us, &os)
+				if err == nil || !strings.Contains(err.Error(), "unknown type") {
+					t.Errorf("%s: array_agg(domain) without LoadTypes: %v, want an unknown type error", name, err)
+				}
+			}
+			us, os = nil, nil
+			if err := loaded.QueryRow(ctx, strings.Replace(aggQuery, "%s", "dom", 1)).Scan(&us, &os); err != nil || len(us) != 1 || us[0] != u || os[0] != o {
+				t.Errorf("array_agg(domain) after LoadTypes: %v %v %v", us, os, err)
+			}
+			// After LoadTypes, domain parameters go binary.
+			for _, oid := range domOIDs {
+				if got := loaded.TypeMap().FormatCodeForOID(oid); got != pgtype.BinaryFormatCode {
+					t.Errorf("OID %d format after LoadTypes: %d, want binary", oid, got)
+				}
+			}
+		})
+	}
+}
+
+// hexStringer has a String method and no driver.Valuer: in the text modes pgx
+// sends String() for it, so plain bytea silently stores the 24 ASCII
+// characters. ObjectID (BytesValuer, Valuer) stores its 12 bytes in every mode.
+type hexStringer [12]byte
+
+func (h hexStringer) String() string { return hex.EncodeToString(h[:]) }
+
+func TestPgxStringerLeak(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dsn := newDB(t, true)
+	setup := connect(t, dsn, pgx.QueryExecModeCacheStatement)
+	if _, err := setup.Exec(ctx, driverTables); err != nil {
+		t.Fatal(err)
+	}
+	o := objectidtype.MustParse("4e7020cb7cac81af7136236b")
+	for _, mode := range []pgx.QueryExecMode{pgx.QueryExecModeExec, pgx.QueryExecModeSimpleProtocol} {
+		conn := connect(t, dsn, mode)
+		for _, c := range []struct {
+			v    any
+			want int
+		}{{hexStringer(o), 24}, {o, 12}} {
+			var n int
+			err := conn.QueryRow(ctx, "INSERT INTO plain (k, o) VALUES ($1, $2) RETURNING octet_length(o)", nextKey(), c.v).Scan(&n)
+			if err != nil || n != c.want {
+				t.Errorf("%v: %T into bytea: %d bytes stored, %v; want %d", mode, c.v, n, err, c.want)
+			}
+		}
+	}
+}
+
+// ScanBytes receives pgx's read buffer: values scanned row after row must
+// stay intact (ObjectID copies).
+func TestPgxScanCopies(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	conn := connect(t, newDB(t, true), pgx.QueryExecModeCacheStatement)
+	ids := make([]objectidtype.ObjectID, 10_000)
+	objectidtype.Fill(ids)
+	rows, err := conn.Query(ctx, "SELECT o FROM unnest($1::bytea[]) WITH ORDINALITY AS x(o, i) ORDER BY i", ids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := pgx.CollectRows(rows, pgx.RowTo[objectidtype.ObjectID])
+	if err != nil {
+		t.Fatal(err)
+	}
+	nulls, err := func() ([]objectidtype.NullObjectID, error) {
+		rows, err := conn.Query(ctx, "SELECT o FROM unnest($1::bytea[]) WITH ORDINALITY AS x(o, i) ORDER BY i", ids)
+		if err != nil {
+			return nil, err
+		}
+		return pgx.CollectRows(rows, pgx.RowTo[objectidtype.NullObjectID])
+	}()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range ids {
+		if got[i] != ids[i] || nulls[i].ObjectID != ids[i] {
+			t.Fatalf("row %d: %s / %s, want %s", i, got[i], nulls[i].ObjectID, ids[i])
+		}
+	}
+}
+
+// LoadTypes and AfterConnect on a database without the migrations fail with
+// ErrNotMigrated; Register alone still works there.
+func TestPgidpgxBeforeMigrations(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dsn := newDB(t, false)
+	conn := connect(t, dsn, pgx.QueryExecModeSimpleProtocol)
+	err := pgidpgx.LoadTypes(ctx, conn)
+	if !errors.Is(err, pgidpgx.ErrNotMigrated) || !strings.Contains(err.Error(), "migrations") {
+		t.Fatalf("LoadTypes before migrations: %v, want ErrNotMigrated", err)
+	}
+	cfg, err := pgxpool.ParseConfig(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.AfterConnect = pgidpgx.AfterConnect
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	if err := pool.Ping(ctx); !errors.Is(err, pgidpgx.ErrNotMigrated) {
+		t.Fatalf("pool with AfterConnect before migrations: %v, want ErrNotMigrated", err)
+	}
+
+	pgidpgx.Register(conn.TypeMap())
+	var n int
+	u := ulidtype.New()
+	if err := conn.QueryRow(ctx, "SELECT count(*) FROM unnest($1::uuid[]) x WHERE x = ANY($2)", []ulidtype.ULID{u}, []ulidtype.ULID{u}).Scan(&n); err != nil || n != 1 {
+		t.Fatalf("Register alone, simple protocol: %d, %v", n, err)
+	}
+}

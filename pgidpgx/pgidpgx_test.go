@@ -1,0 +1,58 @@
+package pgidpgx_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/jackc/pgx/v5/pgtype"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/pgid/pgid/objectidtype"
+	"github.com/pgid/pgid/pgidpgx"
+	"github.com/pgid/pgid/ulidtype"
+)
+
+// Register names the PostgreSQL types of the Go types, for parameters of
+// unknown OID. (Tests against a server are in integration_test.)
+func TestRegister(t *testing.T) {
+	m := pgtype.NewMap()
+	pgidpgx.Register(m)
+	for _, c := range []struct {
+		v    any
+		want string
+	}{
+		{ulidtype.ULID{}, "uuid"}, {(*ulidtype.ULID)(nil), "uuid"}, {[]ulidtype.ULID(nil), "_uuid"},
+		{ulidtype.NullULID{}, "uuid"},
+		{objectidtype.ObjectID{}, "bytea"}, {(*objectidtype.ObjectID)(nil), "bytea"},
+		{[]objectidtype.ObjectID(nil), "_bytea"}, {objectidtype.NullObjectID{}, "bytea"},
+	} {
+		typ, ok := m.TypeForValue(c.v)
+		if !ok || typ.Name != c.want {
+			t.Errorf("%T: %v %v, want %s", c.v, typ, ok, c.want)
+		}
+	}
+}
+
+func TestTypeNames(t *testing.T) {
+	want := "[pgid.ulid pgid._ulid pgid.objectid pgid._objectid]"
+	if got := fmt.Sprint(pgidpgx.TypeNames); got != want {
+		t.Errorf("TypeNames = %s, want %s", got, want)
+	}
+}
+
+func ExampleAfterConnect() {
+	ctx := context.Background()
+	cfg, err := pgxpool.ParseConfig("postgres://postgres@localhost:5432/app")
+	if err != nil {
+		panic(err)
+	}
+	// Domain parameters in binary, domain arrays scannable, slices encodable
+	// in every QueryExecMode. Needs the pgid migrations applied.
+	cfg.AfterConnect = pgidpgx.AfterConnect
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		panic(err)
+	}
+	defer pool.Close()
+}
