@@ -450,10 +450,6 @@ func TestStdlib(t *testing.T) {
 	// map knows the slice type (pgidpgx.Register), domain arrays included.
 	m := pgtype.NewMap()
 	pgidpgx.Register(m)
-	// SQLScanner looks up the destination's own type, *[]T, which Register
-	// (T, *T, []T) does not cover.
-	m.RegisterDefaultPgType((*[]ulidtype.ULID)(nil), "_uuid")
-	m.RegisterDefaultPgType((*[]objectidtype.ObjectID)(nil), "_bytea")
 	t.Run("arrays", func(t *testing.T) { checkArrays(t, d, func(dst any) any { return m.SQLScanner(dst) }) })
 
 	// Driver fact: uuid results reach Scan as a 36-character string, bytea as

@@ -71,11 +71,13 @@ func (s ShortID) BytesValue() ([]byte, error) { return s[:], nil }
 //	objectidtype.Register(conn.TypeMap())
 //
 // Scanning needs no registration: result columns of a domain report the
-// base type.
+// base type. (The *[]ObjectID entry lets database/sql scan bytea[] text
+// through m.SQLScanner(&ids).)
 func Register(m *pgtype.Map) {
 	m.RegisterDefaultPgType(ObjectID{}, "bytea")
 	m.RegisterDefaultPgType((*ObjectID)(nil), "bytea")
 	m.RegisterDefaultPgType([]ObjectID(nil), "_bytea")
+	m.RegisterDefaultPgType((*[]ObjectID)(nil), "_bytea") // for pgtype.Map.SQLScanner
 	m.RegisterDefaultPgType(NullObjectID{}, "bytea")
 	m.RegisterDefaultPgType([]NullObjectID(nil), "_bytea")
 	m.RegisterDefaultPgType(ShortID{}, "bytea")

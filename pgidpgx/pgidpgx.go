@@ -14,11 +14,14 @@
 //     PostgreSQL types. Register is pure Go, sends no query and works before
 //     the migrations ran.
 //   - Domain arrays as results: array_agg(domain_col) returns pgid._ulid or
-//     pgid._objectid, which pgx cannot scan until [LoadTypes] has loaded
-//     them. LoadTypes also makes domain parameters go in binary under their
-//     own OID instead of the text fallback. It sends one query, and fails
-//     with an error wrapping [ErrNotMigrated] where the migrations have not
-//     run.
+//     pgid._objectid, whose OIDs pgx does not know. [Register] lets them scan
+//     into typed slices ([]ulidtype.ULID, []objectidtype.ObjectID); into an
+//     any they stay text until [LoadTypes] has loaded them. LoadTypes also makes domain parameters go in binary under their
+//     own OID instead of the text fallback, ObjectIDs without allocating,
+//     and makes domain values scanned into an any (pgx.Rows.Values) come
+//     back as ulidtype.ULID / objectidtype.ObjectID. It sends one query, and
+//     fails with an error wrapping [ErrNotMigrated] where the migrations have
+//     not run.
 //
 // [AfterConnect] does both and fits pgxpool.Config.AfterConnect; use it
 // unless the database may lack the migrations (then call Register alone).
@@ -56,11 +59,13 @@ func Register(m *pgtype.Map) {
 }
 
 // LoadTypes loads pgid.ulid, pgid._ulid, pgid.objectid and pgid._objectid
-// from conn's database and registers them on conn's type map, so domain
-// parameters are encoded in binary and domain arrays (array_agg of a domain
-// column) scan into []ulidtype.ULID / []objectidtype.ObjectID. It sends one
-// query. On a database without the pgid migrations it returns an error
-// wrapping [ErrNotMigrated].
+// from conn's database and registers them on conn's type map with the type
+// packages' codecs ([ulidtype.Codec], [objectidtype.Codec]): domain
+// parameters are encoded in binary, domain arrays (array_agg of a domain
+// column) scan into []ulidtype.ULID / []objectidtype.ObjectID, and domain
+// values scanned into an any come back as those types. It sends one query.
+// On a database without the pgid migrations it returns an error wrapping
+// [ErrNotMigrated].
 func LoadTypes(ctx context.Context, conn *pgx.Conn) error {
 	types, err := conn.LoadTypes(ctx, TypeNames)
 	if err != nil {
@@ -72,8 +77,33 @@ func LoadTypes(ctx context.Context, conn *pgx.Conn) error {
 			return fmt.Errorf("%w (missing %s)", ErrNotMigrated, name)
 		}
 	}
-	conn.TypeMap().RegisterTypes(types)
+	conn.TypeMap().RegisterTypes(withCodecs(types))
 	return nil
+}
+
+// withCodecs returns types with the domains' codecs replaced by the type
+// packages' ones, and their array types pointing at the replacements. pgx
+// returns each element type before its array type.
+func withCodecs(types []*pgtype.Type) []*pgtype.Type {
+	out := make([]*pgtype.Type, len(types))
+	replaced := map[*pgtype.Type]*pgtype.Type{}
+	for i, t := range types {
+		switch c := t.Codec.(type) {
+		case pgtype.UUIDCodec, *pgtype.UUIDCodec:
+			out[i] = &pgtype.Type{Name: t.Name, OID: t.OID, Codec: ulidtype.Codec{}}
+		case pgtype.ByteaCodec, *pgtype.ByteaCodec:
+			out[i] = &pgtype.Type{Name: t.Name, OID: t.OID, Codec: objectidtype.Codec{}}
+		case *pgtype.ArrayCodec:
+			if elem, ok := replaced[c.ElementType]; ok {
+				out[i] = &pgtype.Type{Name: t.Name, OID: t.OID, Codec: &pgtype.ArrayCodec{ElementType: elem}}
+			}
+		}
+		if out[i] == nil {
+			out[i] = t
+		}
+		replaced[t] = out[i]
+	}
+	return out
 }
 
 func hasType(types []*pgtype.Type, name string) bool {

@@ -22,10 +22,10 @@ func TestRegister(t *testing.T) {
 		v    any
 		want string
 	}{
-		{ulidtype.ULID{}, "uuid"}, {(*ulidtype.ULID)(nil), "uuid"}, {[]ulidtype.ULID(nil), "_uuid"},
+		{ulidtype.ULID{}, "uuid"}, {(*ulidtype.ULID)(nil), "uuid"}, {[]ulidtype.ULID(nil), "_uuid"}, {(*[]ulidtype.ULID)(nil), "_uuid"},
 		{ulidtype.NullULID{}, "uuid"},
 		{objectidtype.ObjectID{}, "bytea"}, {(*objectidtype.ObjectID)(nil), "bytea"},
-		{[]objectidtype.ObjectID(nil), "_bytea"}, {objectidtype.NullObjectID{}, "bytea"},
+		{[]objectidtype.ObjectID(nil), "_bytea"}, {(*[]objectidtype.ObjectID)(nil), "_bytea"}, {objectidtype.NullObjectID{}, "bytea"},
 	} {
 		typ, ok := m.TypeForValue(c.v)
 		if !ok || typ.Name != c.want {

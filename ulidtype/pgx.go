@@ -45,8 +45,8 @@ func (n NullULID) UUIDValue() (pgtype.UUID, error) {
 	return pgtype.UUID{Bytes: n.ULID, Valid: n.Valid}, nil
 }
 
-// Register makes m encode ULID, *ULID, []ULID and NullULID as uuid (and
-// uuid[]) when the parameter's type is not known in advance: parameters of a
+// Register makes m encode ULID, *ULID, []ULID, *[]ULID, NullULID and
+// []NullULID as uuid (and uuid[]) when the parameter's type is not known in advance: parameters of a
 // pgid.ulid domain, whose OID pgx has not loaded, and the OID 0 parameters of
 // QueryExecModeExec and QueryExecModeSimpleProtocol. Call it on each
 // connection's map, for example from pgxpool.Config.AfterConnect:
@@ -54,11 +54,13 @@ func (n NullULID) UUIDValue() (pgtype.UUID, error) {
 //	ulidtype.Register(conn.TypeMap())
 //
 // Scanning needs no registration: result columns of a domain report the
-// base type.
+// base type. (The *[]ULID entry lets database/sql scan uuid[] text through
+// m.SQLScanner(&ids).)
 func Register(m *pgtype.Map) {
 	m.RegisterDefaultPgType(ULID{}, "uuid")
 	m.RegisterDefaultPgType((*ULID)(nil), "uuid")
 	m.RegisterDefaultPgType([]ULID(nil), "_uuid")
+	m.RegisterDefaultPgType((*[]ULID)(nil), "_uuid") // for pgtype.Map.SQLScanner
 	m.RegisterDefaultPgType(NullULID{}, "uuid")
 	m.RegisterDefaultPgType([]NullULID(nil), "_uuid")
 }
