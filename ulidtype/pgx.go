@@ -84,7 +84,7 @@ func (Codec) DecodeValue(m *pgtype.Map, oid uint32, format int16, src []byte) (a
 	if format == pgtype.BinaryFormatCode {
 		u, err = FromBytes(src)
 	} else {
-		u, err = parse(src)
+		err = parse(src, &u)
 	}
 	if err != nil {
 		return nil, err

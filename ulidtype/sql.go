@@ -11,27 +11,19 @@ import (
 // []byte. NULL is an error wrapping [ErrNull]: scan nullable columns into
 // [NullULID], sql.Null[ULID] or *ULID. On error u is left unchanged.
 func (u *ULID) Scan(src any) error {
-	var v ULID
-	var err error
 	switch src := src.(type) {
 	case string:
-		v, err = parse(src)
+		return parse(src, u)
 	case []byte:
-		if len(src) == len(v) {
-			v = ULID(src)
-		} else {
-			v, err = parse(src)
+		if len(src) == len(u) {
+			*u = ULID(src)
+			return nil
 		}
+		return parse(src, u)
 	case nil:
 		return fmt.Errorf("%w: cannot scan NULL into ULID; use NullULID or *ULID", ErrNull)
-	default:
-		return fmt.Errorf("%w: cannot scan %T into ULID", ErrScanType, src)
 	}
-	if err != nil {
-		return err
-	}
-	*u = v
-	return nil
+	return fmt.Errorf("%w: cannot scan %T into ULID", ErrScanType, src)
 }
 
 // Value implements the [database/sql/driver.Valuer] interface. It returns the

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 )
 
@@ -86,7 +87,15 @@ var decodeBase32 = func() (t [256]byte) {
 // the form, including I, L, O and U in base32 ([ErrCharacter]), and base32
 // beginning with a character above '7', which would not fit in 128 bits
 // ([ErrOverflow]).
-func Parse(s string) (ULID, error) { return parse(s) }
+//
+// Parse is kept out of line: inlined into another package, the call to the
+// generic parse would move u to the heap.
+//
+//go:noinline
+func Parse(s string) (u ULID, err error) {
+	err = parse(s, &u)
+	return u, err
+}
 
 // MustParse is like [Parse] but panics on error. It is meant for constants in
 // tests and initializers.
@@ -98,39 +107,46 @@ func MustParse(s string) ULID {
 	return u
 }
 
-// parse serves both strings and byte slices without copying either.
-func parse[T string | []byte](s T) (ULID, error) {
+// parse decodes s, in any text form, into *u. It serves both strings and
+// byte slices without copying either, and writes *u only on success.
+func parse[T string | []byte](s T, u *ULID) error {
 	switch len(s) {
 	case base32Len:
-		return parseBase32(s)
+		return parseBase32(s, u)
 	case uuidLen:
-		if u, ok := decodeHex(s, &uuidPairs); ok && s[8] == '-' && s[13] == '-' && s[18] == '-' && s[23] == '-' {
-			return u, nil
+		if s[8] == '-' && s[13] == '-' && s[18] == '-' && s[23] == '-' && decodeHex(s, &uuidPairs, u) {
+			return nil
 		}
-		return ULID{}, charError(string(s), "hex digit or a hyphen at 8, 13, 18 and 23", isUUIDChar)
+		return charError(string(s), "hex digit or a hyphen at 8, 13, 18 and 23", isUUIDChar)
 	case hexLen:
-		if u, ok := decodeHex(s, &hexPairs); ok {
-			return u, nil
+		if decodeHex(s, &hexPairs, u) {
+			return nil
 		}
-		return ULID{}, charError(string(s), "hex digit", isHex)
+		return charError(string(s), "hex digit", isHex)
 	}
-	return ULID{}, &ParseError{
+	return &ParseError{
 		Input: string(s), Pos: -1, Err: ErrLength,
 		Msg: "invalid length " + strconv.Itoa(len(s)) + ", want 26 (base32), 36 (UUID) or 32 (hex)",
 	}
 }
 
-// decodeHex decodes the 16 hex pairs of s that start at the offsets in pairs.
-// It uses a table instead of encoding/hex, whose Decode would need the
-// hyphens cut out into a copy first and reports no position.
-func decodeHex[T string | []byte](s T, pairs *[16]int) (u ULID, ok bool) {
+// decodeHex decodes the 16 hex pairs of s that start at the offsets in pairs
+// into *u, and reports whether they all were hex. It uses a table instead of
+// encoding/hex, whose Decode would need the hyphens cut out into a copy first
+// and reports no position.
+func decodeHex[T string | []byte](s T, pairs *[16]int, u *ULID) bool {
+	var v ULID
 	var bad byte
 	for i, p := range pairs {
 		hi, lo := decodeHexTable[s[p]], decodeHexTable[s[p+1]]
 		bad |= hi | lo
-		u[i] = hi<<4 | lo
+		v[i] = hi<<4 | lo
 	}
-	return u, bad&0xF0 == 0
+	if bad&0xF0 != 0 {
+		return false
+	}
+	*u = v
+	return true
 }
 
 // Offsets of the 16 hex pairs in the hex and the UUID forms.
@@ -157,7 +173,7 @@ var decodeHexTable = func() (t [256]byte) {
 // parseBase32 decodes 26 characters of Crockford base32, unrolled. The 130
 // bits have the top 2 zero: the first character carries 3 bits, then each 8
 // characters make 5 bytes.
-func parseBase32[T string | []byte](s T) (ULID, error) {
+func parseBase32[T string | []byte](s T, u *ULID) error {
 	_ = s[25]
 	d := &decodeBase32
 	if d[s[0]] == 0xFF ||
@@ -186,9 +202,8 @@ func parseBase32[T string | []byte](s T) (ULID, error) {
 		d[s[23]] == 0xFF ||
 		d[s[24]] == 0xFF ||
 		d[s[25]] == 0xFF || d[s[0]] > 7 {
-		return ULID{}, base32Error(string(s))
+		return base32Error(string(s))
 	}
-	var u ULID
 	u[0] = d[s[0]]<<5 | d[s[1]]
 	u[1] = d[s[2]]<<3 | d[s[3]]>>2
 	u[2] = d[s[3]]<<6 | d[s[4]]<<1 | d[s[5]]>>4
@@ -205,7 +220,7 @@ func parseBase32[T string | []byte](s T) (ULID, error) {
 	u[13] = d[s[21]]<<4 | d[s[22]]>>1
 	u[14] = d[s[22]]<<7 | d[s[23]]<<2 | d[s[24]]>>3
 	u[15] = d[s[24]]<<5 | d[s[25]]
-	return u, nil
+	return nil
 }
 
 // base32Error reports why the 26 characters of s are not a ULID: an invalid
@@ -277,9 +292,11 @@ func (u ULID) UUIDString() string {
 // AppendText implements the [encoding.TextAppender] interface: it appends the
 // canonical 26-character form to b.
 func (u ULID) AppendText(b []byte) ([]byte, error) {
-	var t [base32Len]byte
-	u.encodeBase32(&t)
-	return append(b, t[:]...), nil
+	b = slices.Grow(b, base32Len)
+	n := len(b)
+	b = b[:n+base32Len]
+	u.encodeBase32((*[base32Len]byte)(b[n:]))
+	return b, nil
 }
 
 // MarshalText implements the [encoding.TextMarshaler] interface.
@@ -290,12 +307,7 @@ func (u ULID) MarshalText() ([]byte, error) {
 // UnmarshalText implements the [encoding.TextUnmarshaler] interface. It
 // accepts every form [Parse] does; on error u is left unchanged.
 func (u *ULID) UnmarshalText(text []byte) error {
-	v, err := parse(text)
-	if err != nil {
-		return err
-	}
-	*u = v
-	return nil
+	return parse(text, u)
 }
 
 // AppendBinary implements the [encoding.BinaryAppender] interface: it appends
