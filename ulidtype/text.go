@@ -276,7 +276,7 @@ func quoteByte(c byte) string {
 // case.
 func (u ULID) String() string {
 	var b [base32Len]byte
-	u.encodeBase32(&b)
+	encodeBase32(&u, &b)
 	return string(b[:])
 }
 
@@ -295,7 +295,7 @@ func (u ULID) AppendText(b []byte) ([]byte, error) {
 	b = slices.Grow(b, base32Len)
 	n := len(b)
 	b = b[:n+base32Len]
-	u.encodeBase32((*[base32Len]byte)(b[n:]))
+	encodeBase32(&u, (*[base32Len]byte)(b[n:]))
 	return b, nil
 }
 
@@ -373,39 +373,28 @@ func jsonString(data []byte) ([]byte, error) {
 	return s, nil
 }
 
-// encodeBase32 writes the 26-character form of u into b, unrolled: the
-// 48-bit timestamp gives 10 characters, each 40-bit half of the entropy 8.
-func (u ULID) encodeBase32(b *[base32Len]byte) {
-	hi, lo := u.halves()
-	ts := hi >> 16
-	e1 := (hi&0xFFFF)<<24 | lo>>40
-	e2 := lo & (1<<40 - 1)
-	b[0] = crockford[ts>>45&31]
-	b[1] = crockford[ts>>40&31]
-	b[2] = crockford[ts>>35&31]
-	b[3] = crockford[ts>>30&31]
-	b[4] = crockford[ts>>25&31]
-	b[5] = crockford[ts>>20&31]
-	b[6] = crockford[ts>>15&31]
-	b[7] = crockford[ts>>10&31]
-	b[8] = crockford[ts>>5&31]
-	b[9] = crockford[ts>>0&31]
-	b[10] = crockford[e1>>35&31]
-	b[11] = crockford[e1>>30&31]
-	b[12] = crockford[e1>>25&31]
-	b[13] = crockford[e1>>20&31]
-	b[14] = crockford[e1>>15&31]
-	b[15] = crockford[e1>>10&31]
-	b[16] = crockford[e1>>5&31]
-	b[17] = crockford[e1>>0&31]
-	b[18] = crockford[e2>>35&31]
-	b[19] = crockford[e2>>30&31]
-	b[20] = crockford[e2>>25&31]
-	b[21] = crockford[e2>>20&31]
-	b[22] = crockford[e2>>15&31]
-	b[23] = crockford[e2>>10&31]
-	b[24] = crockford[e2>>5&31]
-	b[25] = crockford[e2>>0&31]
+// encodeBase32 writes the 26-character form of u into b. The 48-bit
+// timestamp is 2 zero bits and 48 bits: its first byte makes 2 characters
+// (3 + 5 bits), the next 5 bytes 8; each half of the entropy, 5 bytes, makes 8.
+func encodeBase32(u *ULID, b *[base32Len]byte) {
+	b[0] = crockford[u[0]>>5]
+	b[1] = crockford[u[0]&31]
+	encode5((*[5]byte)(u[1:6]), (*[8]byte)(b[2:10]))
+	encode5((*[5]byte)(u[6:11]), (*[8]byte)(b[10:18]))
+	encode5((*[5]byte)(u[11:16]), (*[8]byte)(b[18:26]))
+}
+
+// encode5 writes 5 bytes, 40 bits, as 8 characters of 5 bits, most
+// significant first.
+func encode5(v *[5]byte, b *[8]byte) {
+	b[0] = crockford[v[0]>>3]
+	b[1] = crockford[(v[0]&7)<<2|v[1]>>6]
+	b[2] = crockford[v[1]>>1&31]
+	b[3] = crockford[(v[1]&1)<<4|v[2]>>4]
+	b[4] = crockford[(v[2]&15)<<1|v[3]>>7]
+	b[5] = crockford[v[3]>>2&31]
+	b[6] = crockford[(v[3]&3)<<3|v[4]>>5]
+	b[7] = crockford[v[4]&31]
 }
 
 // encodeUUID writes the 36-character UUID form of u into b.
