@@ -2,6 +2,7 @@ package objectidtype
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"testing"
 )
@@ -18,8 +19,16 @@ func seedCorpus(f *testing.F) {
 }
 
 // checkAccepted fails unless o round-trips through both text forms and input
-// is one of the forms of o.
+// is one of the text forms of o: hex (either case, 24 characters) or short
+// (16 characters).
 func checkAccepted(t *testing.T, input []byte, o ObjectID) {
+	t.Helper()
+	checkSpelling(t, input, o, false)
+}
+
+// checkSpelling is checkAccepted that also allows the 12 raw bytes, as Scan
+// does.
+func checkSpelling(t *testing.T, input []byte, o ObjectID, raw bool) {
 	t.Helper()
 	if p, err := Parse(o.String()); err != nil || p != o {
 		t.Fatalf("%q: hex round trip %v, %v", input, p, err)
@@ -27,7 +36,11 @@ func checkAccepted(t *testing.T, input []byte, o ObjectID) {
 	if p, err := Parse(o.Short()); err != nil || p != o {
 		t.Fatalf("%q: short round trip %v, %v", input, p, err)
 	}
-	if !bytes.EqualFold(input, []byte(o.String())) && string(input) != o.Short() && string(input) != string(o[:]) {
+	switch {
+	case len(input) == hexLen && bytes.EqualFold(input, []byte(o.String())):
+	case len(input) == shortLen && string(input) == o.Short():
+	case raw && len(input) == len(o) && string(input) == string(o[:]):
+	default:
 		t.Fatalf("%q accepted as %v, which it does not spell", input, o)
 	}
 }
@@ -91,6 +104,12 @@ func FuzzUnmarshalJSON(f *testing.F) {
 			}
 			return
 		}
+		// What is accepted is a JSON string that spells the ID.
+		var str string
+		if err := json.Unmarshal([]byte(s), &str); err != nil {
+			t.Fatalf("%q accepted, but it is not a JSON string: %v", s, err)
+		}
+		checkAccepted(t, []byte(str), o)
 		js, _ := o.MarshalJSON()
 		var p ObjectID
 		if err := p.UnmarshalJSON(js); err != nil || p != o {
@@ -115,7 +134,7 @@ func FuzzScan(f *testing.F) {
 			if _, isString := src.(string); isString && len(s) == 12 {
 				t.Fatalf("%q: 12-character string accepted as raw bytes", s)
 			}
-			checkAccepted(t, []byte(s), o)
+			checkSpelling(t, []byte(s), o, true)
 			v, _ := o.Value()
 			var p ObjectID
 			if err := p.Scan(v); err != nil || p != o {

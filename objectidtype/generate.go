@@ -8,15 +8,6 @@ import (
 	"time"
 )
 
-// Why the generator is monotonic: ObjectIDs from one process are meant to be
-// B-tree keys, and keys that always grow turn each insert into an append at the
-// right edge of the index, which PostgreSQL fills completely. MongoDB's own
-// generators let the 24-bit counter wrap around, so after 2^24 IDs in one
-// second (or after a clock step back) a later ID can sort before an earlier
-// one. This generator treats seconds and counter as one 56-bit number instead:
-// a counter overflow carries into the seconds, and a clock that steps back
-// keeps the last seconds.
-
 // maxState is the largest seconds<<24|counter value: 2^32-1 seconds (in
 // February 2106) and a full counter.
 const maxState = 1<<56 - 1
@@ -24,14 +15,21 @@ const maxState = 1<<56 - 1
 // Generator makes ObjectIDs that strictly increase, safe for concurrent use
 // and lock-free.
 //
-// Each ID is the generator's 40-bit process-unique value between the 32-bit
-// seconds and the 24-bit counter. Seconds and counter form one 56-bit number,
-// and each new ID takes the next one: the counter advances by one, and the
-// seconds are the clock's if it has moved past the last ID's, else the last
-// ID's. So a clock that steps back keeps the last seconds, and more than 2^24
-// IDs in one second carry into the seconds instead of wrapping; in both cases
-// the order holds and New never fails. (Only at the very end of the range, in
-// February 2106, does the generator stop advancing and repeat its last ID.)
+// Why monotonic: ObjectIDs are meant to be B-tree keys, and keys that always
+// grow turn each insert into an append at the right edge of the index, which
+// PostgreSQL fills completely. MongoDB's generators let the 24-bit counter
+// wrap around, so after 2^24 IDs in one second, or after the clock steps
+// back, a later ID can sort before an earlier one.
+//
+// So here the seconds and the counter form one 56-bit number, and each new ID
+// takes the next one. Within a second the counter advances by one. When the
+// clock has moved to a new second, the seconds follow it and the counter goes
+// on counting in its lower half, which leaves room for at least 2^23 IDs in
+// that second. Past that, the counter carries into the seconds instead of
+// wrapping (the IDs run ahead of the clock by one second per 2^24 more). A
+// clock that steps back keeps the last seconds. In all cases the order holds
+// and New never fails. (Only at the very end of the range, in February 2106,
+// does the generator stop advancing and repeat its last ID.)
 //
 // Most programs use the package-level [New] and [Fill]; a Generator of one's
 // own is for injecting a clock or the random source (tests, backfills with
@@ -74,75 +72,50 @@ func New() ObjectID { return defaultGenerator.New() }
 func Fill(dst []ObjectID) { defaultGenerator.Fill(dst) }
 
 // New returns the next ObjectID: larger than every earlier one from g.
-func (g *Generator) New() (o ObjectID) {
-	var t time.Time
-	if g.clock == nil {
-		t = time.Now()
-	} else {
-		t = g.clock()
-	}
-	now := clampUnix(t)
-	for {
-		// One atomic add advances the counter, carrying into the seconds.
-		next := g.state.Add(1)
-		if now > next>>24 {
-			// The clock has moved past the last ID's second: move the
-			// seconds forward, unless another call changed the state
-			// meanwhile, in which case try again (skipping a counter value
-			// does no harm).
-			moved := now<<24 | next&0xFFFFFF
-			if !g.state.CompareAndSwap(next, moved) {
-				continue
-			}
-			next = moved
-		}
-		// Past maxState, in 2106, the ID stays at the end.
-		next = min(next, maxState)
-		binary.BigEndian.PutUint32(o[:4], uint32(next>>24))
-		binary.BigEndian.PutUint64(o[4:], g.unique|next&0xFFFFFF)
-		return o
-	}
+func (g *Generator) New() ObjectID {
+	return g.id(g.reserve(g.now(), 1))
 }
 
 // Fill fills dst with strictly increasing ObjectIDs, reading the clock once
-// and reserving all of their counter values with one atomic add.
+// and reserving all of their counter values with one compare-and-swap.
 func (g *Generator) Fill(dst []ObjectID) {
 	if len(dst) == 0 {
 		return
 	}
-	now := g.now()
-	n := uint64(len(dst))
-	var first uint64
-	for {
-		end := g.state.Add(n)
-		first = end - n + 1
-		if now <= first>>24 {
-			break
-		}
-		moved := now<<24 | first&0xFFFFFF
-		if g.state.CompareAndSwap(end, moved+n-1) {
-			first = moved
-			break
-		}
-	}
+	first := g.reserve(g.now(), uint64(len(dst)))
 	for i := range dst {
-		dst[i] = g.id(min(first+uint64(i), maxState))
+		dst[i] = g.id(first + uint64(i))
+	}
+}
+
+// reserve claims n consecutive seconds<<24|counter values for a clock at
+// second now and returns the first.
+func (g *Generator) reserve(now, n uint64) uint64 {
+	for {
+		last := g.state.Load()
+		first := last + 1
+		if now > last>>24 {
+			// A new second: the counter goes on in its lower half.
+			first = now<<24 | first&0x7FFFFF
+		}
+		if g.state.CompareAndSwap(last, first+n-1) {
+			return first
+		}
 	}
 }
 
 // now returns the clock in Unix seconds, clamped to the ObjectID range.
 func (g *Generator) now() uint64 {
-	var t time.Time
 	if g.clock == nil {
-		t = time.Now()
-	} else {
-		t = g.clock()
+		return clampUnix(time.Now())
 	}
-	return clampUnix(t)
+	return clampUnix(g.clock())
 }
 
-// id builds the ObjectID for state v.
+// id builds the ObjectID for state v; past maxState, in 2106, it stays at
+// the end.
 func (g *Generator) id(v uint64) (o ObjectID) {
+	v = min(v, maxState)
 	binary.BigEndian.PutUint32(o[:4], uint32(v>>24))
 	binary.BigEndian.PutUint64(o[4:], g.unique|v&0xFFFFFF)
 	return o

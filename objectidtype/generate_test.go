@@ -85,7 +85,9 @@ func TestGeneratorClockStepBack(t *testing.T) {
 
 func TestGeneratorCounterCarry(t *testing.T) {
 	clock := &fakeClock{t: seedTime}
-	g := NewGenerator(clock.now, entropy(0xFFFFFE))
+	g := NewGenerator(clock.now, entropy(0))
+	g.New()
+	g.state.Store(seedUnix<<24 | 0xFFFFFD) // as after 2^24 - 3 IDs this second
 	want := []struct{ sec, counter uint32 }{
 		{seedUnix, 0xFFFFFE},
 		{seedUnix, 0xFFFFFF},
@@ -102,6 +104,39 @@ func TestGeneratorCounterCarry(t *testing.T) {
 	clock.set(seedTime.Add(time.Second))
 	if sec, _, counter := parts(g.New()); sec != seedUnix+1 || counter != 2 {
 		t.Fatalf("after catch-up: seconds %d counter %x", sec, counter)
+	}
+}
+
+// TestGeneratorNewSecondNoCarry: a counter high in its range when a new
+// second begins goes on in its lower half instead of carrying, so IDs never
+// run ahead of the clock at ordinary rates.
+func TestGeneratorNewSecondNoCarry(t *testing.T) {
+	clock := &fakeClock{t: seedTime}
+	g := NewGenerator(clock.now, entropy(0))
+	g.New()
+	g.state.Store(seedUnix<<24 | 0xFFFFFE)
+	clock.set(seedTime.Add(time.Second))
+	want := []struct{ sec, counter uint32 }{
+		{seedUnix + 1, 0x7FFFFF},
+		{seedUnix + 1, 0x800000},
+		{seedUnix + 1, 0x800001},
+	}
+	for i, w := range want {
+		sec, _, counter := parts(g.New())
+		if sec != w.sec || counter != w.counter {
+			t.Fatalf("ID %d: seconds %d counter %x, want %d %x", i, sec, counter, w.sec, w.counter)
+		}
+	}
+	// From any counter value, 2^23 IDs fit in the new second.
+	for _, c := range []uint64{0, 0x7FFFFE, 0x7FFFFF, 0x800000, 0xFFFFFF} {
+		g.state.Store(seedUnix<<24 | c)
+		clock.set(seedTime.Add(time.Second))
+		first := g.New()
+		g.state.Store(g.state.Load() + 1<<23 - 2) // as after 2^23 - 2 more
+		last := g.New()
+		if first.Timestamp() != seedUnix+1 || last.Timestamp() != seedUnix+1 {
+			t.Fatalf("counter %x: 2^23 IDs did not fit in the second: %v .. %v", c, first, last)
+		}
 	}
 }
 
@@ -141,7 +176,7 @@ func TestGeneratorMoreThan2p24InOneSecond(t *testing.T) {
 
 func TestGeneratorFill(t *testing.T) {
 	clock := &fakeClock{t: seedTime}
-	g := NewGenerator(clock.now, entropy(0xFFFFF0))
+	g := NewGenerator(clock.now, entropy(0x7FFFF0))
 	g.Fill(nil)
 	if clock.reads != 0 {
 		t.Fatalf("Fill(nil) read the clock %d times", clock.reads)
@@ -156,11 +191,22 @@ func TestGeneratorFill(t *testing.T) {
 			t.Fatalf("ids[%d] = %v after %v", i, ids[i], ids[i-1])
 		}
 	}
-	if sec, _, counter := parts(ids[0]); sec != seedUnix || counter != 0xFFFFF0 {
+	if sec, _, counter := parts(ids[0]); sec != seedUnix || counter != 0x7FFFF0 {
 		t.Fatalf("ids[0]: seconds %d counter %x", sec, counter)
 	}
-	if sec, _, counter := parts(ids[99]); sec != seedUnix+1 || counter != (0xFFFFF0+99)&0xFFFFFF {
+	if sec, _, counter := parts(ids[99]); sec != seedUnix || counter != 0x7FFFF0+99 {
 		t.Fatalf("ids[99]: seconds %d counter %x", sec, counter)
+	}
+	// A batch across the end of the counter carries into the seconds.
+	g.state.Store(seedUnix<<24 | 0xFFFFF0)
+	g.Fill(ids)
+	for i := 1; i < len(ids); i++ {
+		if ids[i].Compare(ids[i-1]) <= 0 {
+			t.Fatalf("carrying Fill: ids[%d] = %v after %v", i, ids[i], ids[i-1])
+		}
+	}
+	if sec, _, counter := parts(ids[99]); sec != seedUnix+1 || counter != (0xFFFFF1+99)&0xFFFFFF {
+		t.Fatalf("carrying Fill: ids[99]: seconds %d counter %x", sec, counter)
 	}
 	if o := g.New(); o.Compare(ids[99]) <= 0 {
 		t.Fatalf("New after Fill: %v after %v", o, ids[99])
@@ -174,7 +220,8 @@ func TestGeneratorClamp(t *testing.T) {
 		t.Fatalf("before 1970: seconds %d counter %x", sec, counter)
 	}
 	clock.set(time.Date(2200, 1, 1, 0, 0, 0, 0, time.UTC))
-	g = NewGenerator(clock.now, entropy(0xFFFFFD))
+	g = NewGenerator(clock.now, entropy(0))
+	g.state.Store((1<<32-1)<<24 | 0xFFFFFC) // three IDs before the end
 	var prev ObjectID
 	for i := range 3 {
 		o := g.New()

@@ -1,6 +1,8 @@
 package objectidtype
 
 import (
+	"fmt"
+
 	"github.com/jackc/pgx/v5/pgtype"
 )
 
@@ -133,6 +135,8 @@ func (encodePlanBinary) Encode(value any, buf []byte) ([]byte, error) {
 			return nil, nil
 		}
 		o = v.ObjectID
+	default: // PlanEncode returns this plan for the types above only
+		return nil, fmt.Errorf("objectidtype: cannot encode %T as an ObjectID", value)
 	}
 	return append(buf, o[:]...), nil
 }

@@ -403,3 +403,12 @@ func TestRegisterByteaCodec(t *testing.T) {
 		t.Errorf("binary encode with Codec: %v allocations, want 0", n)
 	}
 }
+
+func TestCodecPlanMisuse(t *testing.T) {
+	// The plan Codec returns for ObjectIDs refuses anything else instead of
+	// encoding a zero ID.
+	plan := Codec{}.PlanEncode(pgtype.NewMap(), pgtype.ByteaOID, pgtype.BinaryFormatCode, seedBytes)
+	if buf, err := plan.Encode("4e7020cb7cac81af7136236b", nil); err == nil {
+		t.Fatalf("plan encoded a string as %x", buf)
+	}
+}
