@@ -150,7 +150,7 @@ func TestGeneratorEntropyOverflowCarries(t *testing.T) {
 	// With random entropy, from near 2^80 a run in one millisecond stays
 	// strictly increasing and moves the time forward only by carries.
 	g = NewGenerator(clk.now, nil)
-	g.last.Store(42<<16 | 0xFFF0)
+	g.last = 42<<16 | 0xFFF0
 	prev := fromHalves(42<<16|0xFFF0, ^uint64(0))
 	for range 1 << 10 {
 		u := g.New()
