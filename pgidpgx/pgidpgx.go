@@ -52,10 +52,14 @@ var ErrNotMigrated = errors.New("pgidpgx: pgid types not found in the database; 
 // Register makes m encode ulidtype and objectidtype values (T, *T, []T and
 // the Null wrappers) as uuid / bytea when the parameter's type is unknown to
 // pgx: OID 0 parameters of QueryExecModeExec and QueryExecModeSimpleProtocol,
-// and domain parameters when [LoadTypes] has not run. It sends no query.
+// and domain parameters when [LoadTypes] has not run. It also installs
+// [objectidtype.RegisterByteaCodec], so ObjectIDs bound to plain bytea
+// parameters encode without allocating (bytea values scanned into an any stay
+// []byte). It sends no query.
 func Register(m *pgtype.Map) {
 	ulidtype.Register(m)
 	objectidtype.Register(m)
+	objectidtype.RegisterByteaCodec(m)
 }
 
 // LoadTypes loads pgid.ulid, pgid._ulid, pgid.objectid and pgid._objectid
@@ -83,25 +87,30 @@ func LoadTypes(ctx context.Context, conn *pgx.Conn) error {
 
 // withCodecs returns types with the domains' codecs replaced by the type
 // packages' ones, and their array types pointing at the replacements. pgx
-// returns each element type before its array type.
+// returns each type under its qualified name and again under its bare name
+// (same OID), so the replacement goes by OID.
 func withCodecs(types []*pgtype.Type) []*pgtype.Type {
+	codecs := map[uint32]pgtype.Codec{}
+	for _, t := range types {
+		switch t.Name {
+		case "pgid.ulid":
+			codecs[t.OID] = ulidtype.Codec{}
+		case "pgid.objectid":
+			codecs[t.OID] = objectidtype.Codec{}
+		}
+	}
 	out := make([]*pgtype.Type, len(types))
-	replaced := map[*pgtype.Type]*pgtype.Type{}
+	byOID := map[uint32]*pgtype.Type{}
 	for i, t := range types {
-		switch c := t.Codec.(type) {
-		case pgtype.UUIDCodec, *pgtype.UUIDCodec:
-			out[i] = &pgtype.Type{Name: t.Name, OID: t.OID, Codec: ulidtype.Codec{}}
-		case pgtype.ByteaCodec, *pgtype.ByteaCodec:
-			out[i] = &pgtype.Type{Name: t.Name, OID: t.OID, Codec: objectidtype.Codec{}}
-		case *pgtype.ArrayCodec:
-			if elem, ok := replaced[c.ElementType]; ok {
+		out[i] = t
+		if c, ok := codecs[t.OID]; ok {
+			out[i] = &pgtype.Type{Name: t.Name, OID: t.OID, Codec: c}
+			byOID[t.OID] = out[i]
+		} else if a, ok := t.Codec.(*pgtype.ArrayCodec); ok {
+			if elem, ok := byOID[a.ElementType.OID]; ok {
 				out[i] = &pgtype.Type{Name: t.Name, OID: t.OID, Codec: &pgtype.ArrayCodec{ElementType: elem}}
 			}
 		}
-		if out[i] == nil {
-			out[i] = t
-		}
-		replaced[t] = out[i]
 	}
 	return out
 }

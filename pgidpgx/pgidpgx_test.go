@@ -56,3 +56,27 @@ func ExampleAfterConnect() {
 	}
 	defer pool.Close()
 }
+
+// After Register, ObjectIDs encode into plain bytea without allocating, and
+// bytea still decodes into any as []byte.
+func TestRegisterByteaEncoding(t *testing.T) {
+	m := pgtype.NewMap()
+	pgidpgx.Register(m)
+	var v any = objectidtype.New()
+	plan := m.PlanEncode(pgtype.ByteaOID, pgtype.BinaryFormatCode, v)
+	buf := make([]byte, 0, 32)
+	if n := testing.AllocsPerRun(100, func() { buf, _ = plan.Encode(v, buf[:0]) }); n != 0 {
+		t.Errorf("ObjectID into bytea: %v allocations, want 0", n)
+	}
+	o := v.(objectidtype.ObjectID)
+	if string(buf) != string(o[:]) {
+		t.Errorf("encoded %x, want %x", buf, o[:])
+	}
+	var a any
+	if err := m.Scan(pgtype.ByteaOID, pgtype.BinaryFormatCode, []byte{1, 2}, &a); err != nil {
+		t.Fatal(err)
+	}
+	if b, ok := a.([]byte); !ok || string(b) != "\x01\x02" {
+		t.Errorf("bytea into any = %#v", a)
+	}
+}
