@@ -87,15 +87,17 @@ var decodeBase32 = func() (t [256]byte) {
 // the form, including I, L, O and U in base32 ([ErrCharacter]), and base32
 // beginning with a character above '7', which would not fit in 128 bits
 // ([ErrOverflow]).
-//
-// Parse is kept out of line: inlined into another package, the call to the
-// generic parse would move u to the heap.
-//
-//go:noinline
 func Parse(s string) (u ULID, err error) {
-	err = parse(s, &u)
+	err = parseString(s, &u)
 	return u, err
 }
+
+// parseString is parse for strings, kept out of line so that Parse inlines
+// into its callers without the generic call: inlined into another package,
+// that call would move the result to the heap.
+//
+//go:noinline
+func parseString(s string, u *ULID) error { return parse(s, u) }
 
 // MustParse is like [Parse] but panics on error. It is meant for constants in
 // tests and initializers.
