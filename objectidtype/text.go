@@ -3,11 +3,12 @@ package objectidtype
 import (
 	"encoding/base64"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/pgid/pgid/internal/idtext"
 )
 
 // Errors returned (wrapped) by parsing, scanning and decoding. Test for them
@@ -142,10 +143,10 @@ func decodeShort(a *[shortLen]byte) (o ObjectID, ok bool) {
 func parseError(s string) error {
 	switch len(s) {
 	case hexLen:
-		return charError(s, "hex digit", func(c byte) bool { return decodeHexTable[c] != 0xFF })
+		return charError(s, "hex digit", func(_ int, c byte) bool { return decodeHexTable[c] != 0xFF })
 	case shortLen:
 		return charError(s, "short-form character (0-9, a-z, A-Z, '-' or '_')",
-			func(c byte) bool { return strings.IndexByte(shortAlphabet, c) >= 0 })
+			func(_ int, c byte) bool { return strings.IndexByte(shortAlphabet, c) >= 0 })
 	}
 	return &ParseError{
 		Input: s, Pos: -1, Err: ErrLength,
@@ -153,25 +154,10 @@ func parseError(s string) error {
 	}
 }
 
-// charError reports the first byte of s that fails valid.
-func charError(s string, want string, valid func(c byte) bool) error {
-	pos := 0
-	for i := range len(s) {
-		if !valid(s[i]) {
-			pos = i
-			break
-		}
-	}
-	return &ParseError{Input: s, Pos: pos, Err: ErrCharacter,
-		Msg: "invalid character " + quoteByte(s[pos]) + " at position " + strconv.Itoa(pos) + ", want a " + want}
-}
-
-// quoteByte quotes a single byte, escaping it if it is not printable ASCII.
-func quoteByte(c byte) string {
-	if c < 0x80 {
-		return strconv.QuoteRune(rune(c))
-	}
-	return `'\x` + hex.EncodeToString([]byte{c}) + `'`
+// charError reports the first byte of s that valid rejects.
+func charError(s string, want string, valid func(i int, c byte) bool) error {
+	pos, msg := idtext.InvalidChar(s, want, valid)
+	return &ParseError{Input: s, Pos: pos, Err: ErrCharacter, Msg: msg}
 }
 
 // String returns the canonical form: 24 lower-case hex digits.
@@ -266,21 +252,9 @@ func jsonString(data []byte) ([]byte, error) {
 	if string(data) == "null" {
 		return nil, fmt.Errorf("%w: JSON null; use NullObjectID or *ObjectID", ErrNull)
 	}
-	n := len(data)
-	if n < 2 || data[0] != '"' || data[n-1] != '"' {
-		return nil, &ParseError{Input: string(data), Pos: -1, Err: ErrCharacter, Msg: "not a JSON string"}
-	}
-	s := data[1 : n-1]
-	for _, c := range s {
-		if c == '\\' || c == '"' || c < 0x20 {
-			// Escapes never occur in an ObjectID but are valid JSON: let
-			// encoding/json unquote them.
-			var str string
-			if err := json.Unmarshal(data, &str); err != nil {
-				return nil, &ParseError{Input: string(data), Pos: -1, Err: ErrCharacter, Msg: "not a JSON string: " + err.Error()}
-			}
-			return []byte(str), nil
-		}
+	s, err := idtext.JSONString(data)
+	if err != nil {
+		return nil, &ParseError{Input: string(data), Pos: -1, Err: ErrCharacter, Msg: err.Error()}
 	}
 	return s, nil
 }

@@ -2,11 +2,12 @@ package ulidtype
 
 import (
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
 	"strconv"
+
+	"github.com/pgid/pgid/internal/idtext"
 )
 
 // Errors returned (wrapped) by parsing, scanning and decoding. Test for them
@@ -234,20 +235,13 @@ func base32Error(s string) error {
 		}
 	}
 	return &ParseError{Input: s, Pos: 0, Err: ErrOverflow,
-		Msg: "first character " + quoteByte(s[0]) + " is above '7', so the value overflows 128 bits"}
+		Msg: "first character " + idtext.QuoteByte(s[0]) + " is above '7', so the value overflows 128 bits"}
 }
 
-// charError reports the first byte of s that fails valid.
+// charError reports the first byte of s that valid rejects.
 func charError(s string, want string, valid func(i int, c byte) bool) error {
-	pos := 0
-	for i := range len(s) {
-		if !valid(i, s[i]) {
-			pos = i
-			break
-		}
-	}
-	return &ParseError{Input: s, Pos: pos, Err: ErrCharacter,
-		Msg: "invalid character " + quoteByte(s[pos]) + " at position " + strconv.Itoa(pos) + ", want a " + want}
+	pos, msg := idtext.InvalidChar(s, want, valid)
+	return &ParseError{Input: s, Pos: pos, Err: ErrCharacter, Msg: msg}
 }
 
 // isBase32 reports whether c is a Crockford base32 character.
@@ -264,14 +258,6 @@ func isUUIDChar(i int, c byte) bool {
 		return c == '-'
 	}
 	return isHex(i, c)
-}
-
-// quoteByte quotes a single byte, escaping it if it is not printable ASCII.
-func quoteByte(c byte) string {
-	if c < 0x80 {
-		return strconv.QuoteRune(rune(c))
-	}
-	return `'\x` + hex.EncodeToString([]byte{c}) + `'`
 }
 
 // String returns the canonical 26-character Crockford base32 form, in upper
@@ -356,21 +342,9 @@ func jsonString(data []byte) ([]byte, error) {
 	if string(data) == "null" {
 		return nil, fmt.Errorf("%w: JSON null; use NullULID or *ULID", ErrNull)
 	}
-	n := len(data)
-	if n < 2 || data[0] != '"' || data[n-1] != '"' {
-		return nil, &ParseError{Input: string(data), Pos: -1, Err: ErrCharacter, Msg: "not a JSON string"}
-	}
-	s := data[1 : n-1]
-	for _, c := range s {
-		if c == '\\' || c == '"' || c < 0x20 {
-			// Escapes never occur in a ULID but are valid JSON: let
-			// encoding/json unquote them.
-			var str string
-			if err := json.Unmarshal(data, &str); err != nil {
-				return nil, &ParseError{Input: string(data), Pos: -1, Err: ErrCharacter, Msg: "not a JSON string: " + err.Error()}
-			}
-			return []byte(str), nil
-		}
+	s, err := idtext.JSONString(data)
+	if err != nil {
+		return nil, &ParseError{Input: string(data), Pos: -1, Err: ErrCharacter, Msg: err.Error()}
 	}
 	return s, nil
 }

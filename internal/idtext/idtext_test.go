@@ -1,0 +1,58 @@
+package idtext
+
+import (
+	"errors"
+	"testing"
+)
+
+func TestQuoteByte(t *testing.T) {
+	for c, want := range map[byte]string{'a': `'a'`, 0: `'\x00'`, '\'': `'\''`, 0xff: `'\xff'`, 0x80: `'\x80'`} {
+		if got := QuoteByte(c); got != want {
+			t.Errorf("QuoteByte(%#x) = %s, want %s", c, got, want)
+		}
+	}
+}
+
+func TestInvalidChar(t *testing.T) {
+	digit := func(_ int, c byte) bool { return '0' <= c && c <= '9' }
+	pos, msg := InvalidChar("12x4y", "digit", digit)
+	if pos != 2 || msg != "invalid character 'x' at position 2, want a digit" {
+		t.Errorf("InvalidChar = %d, %q", pos, msg)
+	}
+	if pos, msg := InvalidChar("", "digit", digit); pos != 0 || msg != "empty input, want a digit" {
+		t.Errorf("InvalidChar(\"\") = %d, %q", pos, msg)
+	}
+	// The validator sees positions.
+	evenOnly := func(i int, c byte) bool { return i%2 == 0 || c == '-' }
+	if pos, _ := InvalidChar("a-bc", "hyphen", evenOnly); pos != 3 {
+		t.Errorf("position-aware InvalidChar = %d, want 3", pos)
+	}
+}
+
+func TestJSONString(t *testing.T) {
+	tests := []struct {
+		in, want string
+		ok       bool
+	}{
+		{`"abc"`, "abc", true},
+		{`""`, "", true},
+		{`"\u0041b"`, "Ab", true},
+		{`"a\"b"`, `a"b`, true},
+		{`"a"b"`, "", false},
+		{`"abc`, "", false},
+		{`abc"`, "", false},
+		{`"`, "", false},
+		{`null`, "", false},
+		{`12`, "", false},
+		{"\"a\tb\"", "", false}, // raw control characters are not JSON
+	}
+	for _, tt := range tests {
+		got, err := JSONString([]byte(tt.in))
+		if tt.ok != (err == nil) || string(got) != tt.want {
+			t.Errorf("JSONString(%s) = %q, %v", tt.in, got, err)
+		}
+		if err != nil && !errors.Is(err, ErrNotString) {
+			t.Errorf("JSONString(%s) error %v", tt.in, err)
+		}
+	}
+}
