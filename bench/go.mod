@@ -11,3 +11,9 @@ require (
 	github.com/pgid/pgid v0.0.0-00010101000000-000000000000
 	go.mongodb.org/mongo-driver/v2 v2.9.3
 )
+
+require (
+	github.com/jackc/pgpassfile v1.0.0 // indirect
+	github.com/jackc/pgservicefile v0.0.0-20240606120523-5a60cdf6a761 // indirect
+	golang.org/x/text v0.41.0 // indirect
+)
