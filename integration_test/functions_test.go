@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"errors"
+	"fmt"
 	"math/big"
 	"regexp"
 	"strconv"
@@ -252,10 +253,16 @@ func TestObjectIDFunctionsAgreeWithGo(t *testing.T) {
 	}
 }
 
-var positionRE = regexp.MustCompile(`at position (\d+)`)
+var (
+	positionRE = regexp.MustCompile(`at position (\d+)`)
+	lengthRE   = regexp.MustCompile(`length (\d+)`)
+)
 
 // Bad text raises 22P02 in SQL wherever Go's Parse fails, naming the same
-// problem and position.
+// problem, position and length. Both count bytes: a string holding a
+// multibyte character such as 'é' is a length error in both when its bytes
+// are too many, and a character error at the same byte offset when they
+// are the right number.
 func TestBadTextInSQL(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -283,6 +290,26 @@ func TestBadTextInSQL(t *testing.T) {
 			}
 		}
 	}
+	// checkLen checks a length error: Go's sentinel is goSentinel and SQL
+	// names the length Go sees, len(s) bytes.
+	checkLen := func(fn, s string, goSentinel error) {
+		t.Helper()
+		var goE error
+		if strings.HasPrefix(fn, "ulid") {
+			_, goE = ulidtype.Parse(s)
+		} else {
+			_, goE = objectidtype.Parse(s)
+		}
+		if !errors.Is(goE, goSentinel) {
+			t.Fatalf("Go on %q: %v, want a length error", s, goE)
+		}
+		check(fn, s, "length", goErr{pos: -1})
+		var out any
+		err := conn.QueryRow(ctx, "SELECT pgid."+fn+"($1)", s).Scan(&out)
+		if m := lengthRE.FindStringSubmatch(fmt.Sprint(err)); m == nil || m[1] != strconv.Itoa(len(s)) {
+			t.Errorf("%s(%q): message %q, want length %d as Go", fn, s, err, len(s))
+		}
+	}
 	ulidErr := func(s string) goErr {
 		_, err := ulidtype.Parse(s)
 		var pe *ulidtype.ParseError
@@ -301,11 +328,22 @@ func TestBadTextInSQL(t *testing.T) {
 		}
 		check("ulid_from_text", s, "invalid character", g)
 	}
-	for _, s := range []string{"", "01ARZ3NDEKTSV4RRFFQ69G5FA", "01ARZ3NDEKTSV4RRFFQ69G5FAVV"} {
-		if g := ulidErr(s); !errors.Is(g.sentinel, ulidtype.ErrLength) {
-			t.Fatalf("Go on %q: %v", s, g.sentinel)
+	for _, s := range []string{"", "01ARZ3NDEKTSV4RRFFQ69G5FA", "01ARZ3NDEKTSV4RRFFQ69G5FAVV",
+		// 26 characters, 27 or more bytes.
+		"01ARZ3NDEKTSV4RRFFQ69G5FAé", "é1ARZ3NDEKTSV4RRFFQ69G5FAV", "01ARZ3NDEKTSV4€RFFQ69G5FAV", "01ARZ3NDEKTSV4RRFFQ69G5FA😀",
+	} {
+		checkLen("ulid_from_text", s, ulidtype.ErrLength)
+	}
+	// 26 bytes holding a multibyte character: a character error at its
+	// first byte, in both.
+	for _, s := range []string{
+		"01ARZ3NDEKTSV4RRFFQ69G5Fé", "é1ARZ3NDEKTSV4RRFFQ69G5FA", "01ARZ3NDEKTSV4€FFQ69G5FA", "😀01ARZ3NDEKTSV4RRFFQ69G",
+	} {
+		g := ulidErr(s)
+		if len(s) != 26 || !errors.Is(g.sentinel, ulidtype.ErrCharacter) {
+			t.Fatalf("Go on %q (%d bytes): %v", s, len(s), g.sentinel)
 		}
-		check("ulid_from_text", s, "length", goErr{pos: -1})
+		check("ulid_from_text", s, "invalid character", g)
 	}
 	for _, s := range []string{"8ZZZZZZZZZZZZZZZZZZZZZZZZZ", "ZZZZZZZZZZZZZZZZZZZZZZZZZZ", "z0000000000000000000000000"} {
 		if g := ulidErr(s); !errors.Is(g.sentinel, ulidtype.ErrOverflow) {
@@ -324,17 +362,22 @@ func TestBadTextInSQL(t *testing.T) {
 		}
 		return goErr{pe.Err, pe.Pos}
 	}
-	for _, s := range []string{"4e7020cb7cac81af7136236g", "x4e7020cb7cac81af7136236", "4e7020cb7cac81af 136236b"} {
+	// Go's Parse takes both forms, so its length error needs a length
+	// neither has; the SQL functions take one each.
+	for _, s := range []string{"4e7020cb7cac81af7136236g", "x4e7020cb7cac81af7136236", "4e7020cb7cac81af 136236b",
+		"4e7020cb7cac81af713623é", "é4e7020cb7cac81af713623", "4e7020cb7cac81af71€36b"} {
 		check("objectid_from_hex", s, "invalid character", oidErr(s))
 	}
-	for _, s := range []string{"", "4e7020cb7cac81af7136236", "\\x4e7020cb7cac81af7136236b"} {
-		check("objectid_from_hex", s, "length", goErr{pos: -1})
+	for _, s := range []string{"", "4e7020cb7cac81af7136236", "\\x4e7020cb7cac81af7136236b",
+		"4e7020cb7cac81af7136236é", "é4e7020cb7cac81af7136236", "4e7020cb7cac81af7136😀6b"} {
+		checkLen("objectid_from_hex", s, objectidtype.ErrLength)
 	}
-	for _, s := range []string{"jD0wOTOIwqZNdyd+", "jD0wOTOIwqZNdyd/", "jD0wOTOIwqZNdyd=", "jD0w.TOIwqZNdydH"} {
+	for _, s := range []string{"jD0wOTOIwqZNdyd+", "jD0wOTOIwqZNdyd/", "jD0wOTOIwqZNdyd=", "jD0w.TOIwqZNdydH",
+		"jD0wOTOIwqZNdyé", "éjD0wOTOIwqZNdy", "jD0wOTOI€qZNdy", "😀jD0wOTOIwqZN"} {
 		check("objectid_from_short", s, "invalid character", oidErr(s))
 	}
-	for _, s := range []string{"jD0wOTOIwqZNdyd", "jD0wOTOIwqZNdydHH"} {
-		check("objectid_from_short", s, "length", goErr{pos: -1})
+	for _, s := range []string{"jD0wOTOIwqZNdyd", "jD0wOTOIwqZNdydHH", "jD0wOTOIwqZNdydé", "éjD0wOTOIwqZNdyd"} {
+		checkLen("objectid_from_short", s, objectidtype.ErrLength)
 	}
 
 	// A bytea of the wrong length is not an ObjectId: the text and time
@@ -356,31 +399,87 @@ func TestBadTextInSQL(t *testing.T) {
 }
 
 // pgid.gen_ulid and pgid.gen_objectid make distinct IDs of the current time
-// that Go reads back.
+// that Go reads back, and every entropy bit of them is random: none keeps
+// the fixed version and variant bits of the gen_random_uuid() values they
+// are cut from.
+//
+// The time is checked on the server, against its own clock in the same
+// statement: no earlier than statement_timestamp() (truncated to the ID's
+// unit) and no later than a clock_timestamp() read after the row was
+// generated (the outer query reads each row of the materialized CTE only
+// after it was made).
 func TestSQLGenerators(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	conn := connect(t, newDB(t, true), pgx.QueryExecModeCacheStatement)
-	before := time.Now().Add(-time.Second)
-	rows, err := conn.Query(ctx, "SELECT pgid.gen_ulid(), pgid.gen_objectid() FROM generate_series(1, 10000)")
+	const n = 10_000
+	rows, err := conn.Query(ctx, `
+		WITH g AS MATERIALIZED (
+			SELECT pgid.gen_ulid() AS u, pgid.gen_objectid() AS o FROM generate_series(1, $1))
+		SELECT u, o,
+		       pgid.ulid_time(u) BETWEEN date_trunc('milliseconds', statement_timestamp()) AND clock_timestamp(),
+		       pgid.objectid_time(o) BETWEEN date_trunc('second', statement_timestamp()) AND clock_timestamp(),
+		       pgid.ulid_time(u), pgid.objectid_time(o), statement_timestamp(), clock_timestamp()
+		FROM g`, n)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ulids := map[ulidtype.ULID]bool{}
 	oids := map[objectidtype.ObjectID]bool{}
+	// Per entropy byte: the OR and the AND of all values. A random bit is 1
+	// somewhere and 0 somewhere in 10,000 draws (it fails to with
+	// probability 2^-9999); a fixed one is not.
+	var uOr, oOr [16]byte
+	uAnd, oAnd := [16]byte{}, [16]byte{}
+	for i := range uAnd {
+		uAnd[i], oAnd[i] = 0xFF, 0xFF
+	}
+	versions := map[byte]int{} // ULID byte 6, high nibble: a UUID's version
+	variants := map[byte]int{} // ULID byte 8, top 2 bits: a UUID's variant
 	for rows.Next() {
 		var u ulidtype.ULID
 		var o objectidtype.ObjectID
-		if err := rows.Scan(&u, &o); err != nil {
+		var uOK, oOK bool
+		var ut, ot, stmt, clock time.Time
+		if err := rows.Scan(&u, &o, &uOK, &oOK, &ut, &ot, &stmt, &clock); err != nil {
 			t.Fatal(err)
 		}
-		after := time.Now().Add(time.Second)
-		if u.Time().Before(before) || u.Time().After(after) || o.Time().Before(before.Truncate(time.Second)) || o.Time().After(after) {
-			t.Fatalf("generated %s (%v), %s (%v): not between %v and %v", u, u.Time(), o, o.Time(), before, after)
+		if !uOK || !oOK {
+			t.Fatalf("generated %s (%v), %s (%v): not between statement_timestamp() %v and clock_timestamp() %v on the server",
+				u, ut, o, ot, stmt, clock)
+		}
+		if !ut.Equal(u.Time()) || !ot.Equal(o.Time()) {
+			t.Fatalf("generated %s, %s: SQL times %v, %v; Go %v, %v", u, o, ut, ot, u.Time(), o.Time())
 		}
 		ulids[u], oids[o] = true, true
+		for i := 6; i < 16; i++ {
+			uOr[i] |= u[i]
+			uAnd[i] &= u[i]
+		}
+		for i := 4; i < 12; i++ {
+			oOr[i] |= o[i]
+			oAnd[i] &= o[i]
+		}
+		versions[u[6]>>4]++
+		variants[u[8]>>6]++
 	}
-	if rows.Err() != nil || len(ulids) != 10000 || len(oids) != 10000 {
-		t.Fatalf("%d distinct ULIDs, %d distinct ObjectIds, %v", len(ulids), len(oids), rows.Err())
+	if rows.Err() != nil || len(ulids) != n || len(oids) != n {
+		t.Fatalf("%d distinct ULIDs, %d distinct ObjectIds of %d, %v", len(ulids), len(oids), n, rows.Err())
+	}
+	for i := 6; i < 16; i++ {
+		if uOr[i] != 0xFF || uAnd[i] != 0 {
+			t.Errorf("gen_ulid: entropy byte %d has fixed bits: OR of all %08b, AND %08b", i, uOr[i], uAnd[i])
+		}
+	}
+	for i := 4; i < 12; i++ {
+		if oOr[i] != 0xFF || oAnd[i] != 0 {
+			t.Errorf("gen_objectid: random byte %d has fixed bits: OR of all %08b, AND %08b", i, oOr[i], oAnd[i])
+		}
+	}
+	// The same, as the UUID fields they would be: all 16 version nibbles
+	// and all 4 variant values occur.
+	if len(versions) != 16 || len(variants) != 4 {
+		t.Errorf("gen_ulid: byte 6 high nibble took %d values, byte 8 top bits %d; want 16 and 4 (no fixed UUIDv4 version/variant): %v %v",
+			len(versions), len(variants), versions, variants)
 	}
 }

@@ -7,7 +7,7 @@
 //
 //  1. DATABASE_URL, if set (it must answer; there is no fallback from it);
 //  2. the docker-compose default DSN, [composeDSN], if something answers;
-//  3. a postgres:17-alpine container started with testcontainers-go, if a
+//  3. a [containerImage] container started with testcontainers-go, if a
 //     Docker engine answers.
 //
 // Without any of them the package fails; it never skips. Each run creates a
@@ -36,6 +36,10 @@ import (
 
 // composeDSN is the DSN of the service in docker-compose.yml.
 const composeDSN = "postgres://postgres:postgres@localhost:5432/postgres?sslmode=disable"
+
+// containerImage is what testcontainers-go starts when neither DATABASE_URL
+// nor the compose service answers; keep it equal to docker-compose.yml's.
+const containerImage = "postgres:19-alpine"
 
 var (
 	baseDSN    string        // the server found, its maintenance database
@@ -108,7 +112,7 @@ func findServer(ctx context.Context) (dsn, source string, cleanup func(), err er
 	if composeErr == nil {
 		return composeDSN, "docker-compose default DSN", noop, nil
 	}
-	c, tcErr := tcpostgres.Run(ctx, "postgres:17-alpine",
+	c, tcErr := tcpostgres.Run(ctx, containerImage,
 		tcpostgres.WithDatabase("postgres"),
 		tcpostgres.WithUsername("postgres"),
 		tcpostgres.WithPassword("postgres"),
@@ -117,15 +121,20 @@ func findServer(ctx context.Context) (dsn, source string, cleanup func(), err er
 	if tcErr == nil {
 		dsn, tcErr = c.ConnectionString(ctx, "sslmode=disable")
 		if tcErr == nil {
-			return dsn, "testcontainers-go postgres:17-alpine", func() { _ = c.Terminate(context.Background()) }, nil
+			return dsn, "testcontainers-go " + containerImage, func() { _ = c.Terminate(context.Background()) }, nil
 		}
+	}
+	// Run returns the container together with an error when it was created
+	// but did not become ready (image pulled, wait strategy timed out):
+	// remove it rather than leave it running.
+	if c != nil {
 		_ = c.Terminate(context.Background())
 	}
 	return "", "", nil, fmt.Errorf(`no PostgreSQL server found. Provide one of:
   1. DATABASE_URL=postgres://user:pass@host:5432/db?sslmode=disable (a role that may CREATE DATABASE);
   2. docker compose up -d --wait   (serves %s; it did not answer: %v);
-  3. a Docker engine for testcontainers-go to start postgres:17-alpine (it failed: %v)`,
-		composeDSN, composeErr, tcErr)
+  3. a Docker engine for testcontainers-go to start %s (it failed: %v)`,
+		composeDSN, composeErr, containerImage, tcErr)
 }
 
 // ping connects to dsn within timeout and runs a query.
@@ -273,5 +282,16 @@ func TestServer(t *testing.T) {
 	}
 	if n != 4 {
 		t.Fatalf("pgid types in a test database: %d, want 4", n)
+	}
+}
+
+// docker-compose.yml and the testcontainers-go fallback run the same image.
+func TestComposeImage(t *testing.T) {
+	b, err := os.ReadFile("../docker-compose.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), "\n    image: "+containerImage+"\n") {
+		t.Errorf("docker-compose.yml does not run %s, the image main_test.go's containerImage starts", containerImage)
 	}
 }

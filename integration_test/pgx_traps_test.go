@@ -1,6 +1,7 @@
 package integration_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/hex"
 	"errors"
@@ -180,36 +181,110 @@ func TestPgxStringerLeak(t *testing.T) {
 	}
 }
 
-// ScanBytes receives pgx's read buffer: values scanned row after row must
-// stay intact (ObjectID copies).
-func TestPgxScanCopies(t *testing.T) {
+// retainer is a BytesScanner that keeps the slice it is given, the mistake
+// the DESIGN's driver fact warns of ("ScanBytes receives driver memory: copy
+// it"); pgtype.DriverBytes does the same on purpose.
+type retainer struct{ b []byte }
+
+func (r *retainer) ScanBytes(v []byte) error { r.b = v; return nil }
+
+// Values scanned row by row are kept in slices and compared with what was
+// inserted only after the rows are closed, when the driver has long reused
+// the memory it read them into: ObjectID, NullObjectID and ShortID (through
+// ScanBytes), []ObjectID (through pgx's array codec), a bytea into an any
+// ([]byte, pgx's ByteaCodec) and, after LoadTypes, a pgid.objectid[] into an
+// any ([]any of ObjectID, objectidtype.Codec.DecodeValue), in the binary
+// (CacheStatement) and the text (SimpleProtocol) formats. A retainer read in
+// the same loop shows the premise, and what the checks would catch in a
+// scanner that kept its slice: in binary, pgx hands ScanBytes slices of its
+// read buffer, which later rows overwrite (asserted); in text, it decodes the
+// hex into a fresh slice per value, so nothing is overwritten (logged only).
+func TestPgxScanKeepsRows(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	conn := connect(t, newDB(t, true), pgx.QueryExecModeCacheStatement)
-	ids := make([]objectidtype.ObjectID, 10_000)
-	objectidtype.Fill(ids)
-	rows, err := conn.Query(ctx, "SELECT o FROM unnest($1::bytea[]) WITH ORDINALITY AS x(o, i) ORDER BY i", ids)
-	if err != nil {
+	dsn := newDB(t, true)
+	setup := connect(t, dsn, pgx.QueryExecModeCacheStatement)
+	if _, err := setup.Exec(ctx, "CREATE TABLE scan_keep (k int PRIMARY KEY, o pgid.objectid NOT NULL)"); err != nil {
 		t.Fatal(err)
 	}
-	got, err := pgx.CollectRows(rows, pgx.RowTo[objectidtype.ObjectID])
-	if err != nil {
+	const n = 20_000
+	ids := randomObjectIDs(n)
+	copy(ids[3:], specialObjectIDs)
+	rows := make([][]any, n)
+	for i, o := range ids {
+		rows[i] = []any{i, o}
+	}
+	if _, err := setup.CopyFrom(ctx, pgx.Identifier{"scan_keep"}, []string{"k", "o"}, pgx.CopyFromRows(rows)); err != nil {
 		t.Fatal(err)
 	}
-	nulls, err := func() ([]objectidtype.NullObjectID, error) {
-		rows, err := conn.Query(ctx, "SELECT o FROM unnest($1::bytea[]) WITH ORDINALITY AS x(o, i) ORDER BY i", ids)
-		if err != nil {
-			return nil, err
-		}
-		return pgx.CollectRows(rows, pgx.RowTo[objectidtype.NullObjectID])
-	}()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := range ids {
-		if got[i] != ids[i] || nulls[i].ObjectID != ids[i] {
-			t.Fatalf("row %d: %s / %s, want %s", i, got[i], nulls[i].ObjectID, ids[i])
-		}
+
+	for _, mode := range []pgx.QueryExecMode{pgx.QueryExecModeCacheStatement, pgx.QueryExecModeSimpleProtocol} {
+		t.Run(modeName(mode), func(t *testing.T) {
+			conn := connect(t, dsn, mode)
+			if err := pgidpgx.LoadTypes(ctx, conn); err != nil {
+				t.Fatal(err)
+			}
+			var (
+				plain  = make([]objectidtype.ObjectID, n)
+				nulls  = make([]objectidtype.NullObjectID, n)
+				shorts = make([]objectidtype.ShortID, n)
+				arrays = make([][]objectidtype.ObjectID, n)
+				anys   = make([]any, n) // o: bytea to pgx, so []byte
+				anyArr = make([]any, n) // ARRAY[o]: pgid.objectid[], so []any{ObjectID}
+				kept   = make([]retainer, n)
+			)
+			r, err := conn.Query(ctx, "SELECT k, o, o, o, ARRAY[o, o], o, ARRAY[o], o FROM scan_keep ORDER BY k")
+			if err != nil {
+				t.Fatal(err)
+			}
+			i := 0
+			for r.Next() {
+				var k int
+				if err := r.Scan(&k, &plain[i], &nulls[i], &shorts[i], &arrays[i], &anys[i], &anyArr[i], &kept[i]); err != nil {
+					t.Fatalf("row %d: %v", i, err)
+				}
+				if k != i {
+					t.Fatalf("row %d has k %d", i, k)
+				}
+				i++
+			}
+			r.Close()
+			if err := r.Err(); err != nil || i != n {
+				t.Fatalf("%d rows, %v", i, err)
+			}
+			// Another query through the same connection, to overwrite the
+			// buffers once more.
+			var sum int
+			if err := conn.QueryRow(ctx, "SELECT sum(octet_length(o)) FROM scan_keep").Scan(&sum); err != nil || sum != 12*n {
+				t.Fatalf("sum: %d, %v", sum, err)
+			}
+
+			bad, overwritten := 0, 0
+			for i, want := range ids {
+				b, _ := anys[i].([]byte)
+				a, _ := anyArr[i].([]any)
+				if plain[i] != want || !nulls[i].Valid || nulls[i].ObjectID != want || objectidtype.ObjectID(shorts[i]) != want ||
+					len(arrays[i]) != 2 || arrays[i][0] != want || arrays[i][1] != want ||
+					!bytes.Equal(b, want[:]) || len(a) != 1 || a[0] != want {
+					if bad++; bad <= 5 {
+						t.Errorf("row %d: kept %s, %v, %s, %v, %#v, %#v; inserted %s",
+							i, plain[i], nulls[i], objectidtype.ObjectID(shorts[i]), arrays[i], anys[i], anyArr[i], want)
+					}
+				}
+				if !bytes.Equal(kept[i].b, want[:]) {
+					overwritten++
+				}
+			}
+			if bad > 0 {
+				t.Errorf("%d of %d rows kept a wrong value", bad, n)
+			}
+			t.Logf("%v: %d of %d slices kept from ScanBytes no longer hold their row", mode, overwritten, n)
+			// The premise, in binary: the driver reuses its memory, so a
+			// scanner that keeps the slice loses its rows.
+			if mode == pgx.QueryExecModeCacheStatement && overwritten < n/2 {
+				t.Errorf("binary format: only %d of %d retained ScanBytes slices were overwritten; the test no longer shows driver memory being reused", overwritten, n)
+			}
+		})
 	}
 }
 

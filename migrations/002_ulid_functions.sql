@@ -43,7 +43,8 @@ COMMENT ON FUNCTION pgid.ulid_to_text(uuid) IS
 -- Rejects any other length, any character outside the Crockford alphabet
 -- (I, L, O and U included) and a first character above '7' (the value would
 -- not fit in 128 bits), each with SQLSTATE 22P02 and a message naming the
--- problem; positions are 0-based, as in Go's ulidtype.ParseError.
+-- problem. Lengths are in bytes and positions are 0-based byte offsets, as in
+-- Go's ulidtype.ParseError.
 CREATE OR REPLACE FUNCTION pgid.ulid_from_text(s text) RETURNS uuid
 LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE AS $$
 DECLARE
@@ -52,12 +53,15 @@ DECLARE
   bits bit varying := B'';
   pos integer;
 BEGIN
-  IF length(s) <> 26 THEN
-    RAISE EXCEPTION 'invalid ULID %: length %, want 26 characters', quoted, length(s)
+  -- Bytes, not characters, as Go counts: 'é' is two bytes, so a 26-character
+  -- string holding it is a length error in both.
+  IF octet_length(s) <> 26 THEN
+    RAISE EXCEPTION 'invalid ULID %: length % bytes, want 26 characters', quoted, octet_length(s)
       USING ERRCODE = 'invalid_text_representation';
   END IF;
   IF s !~ '^[0-9A-HJKMNP-TV-Za-hjkmnp-tv-z]{26}$' THEN
-    -- The first invalid character sits right after the longest valid prefix.
+    -- The first invalid character sits right after the longest valid prefix,
+    -- which is ASCII, so its length in characters is its length in bytes.
     pos := length(substring(s FROM '^[0-9A-HJKMNP-TV-Za-hjkmnp-tv-z]*'));
     RAISE EXCEPTION 'invalid ULID %: invalid character % at position %, want a Crockford base32 character (0-9, A-Z without I, L, O, U)',
         quoted, quote_literal(substr(s, pos + 1, 1)), pos
@@ -78,7 +82,7 @@ END
 $$;
 
 COMMENT ON FUNCTION pgid.ulid_from_text(text) IS
-  'Parses the 26-character Crockford base32 ULID, case-insensitively. Bad length, a character outside the alphabet (I, L, O, U included) or a first character above 7 raise SQLSTATE 22P02. Agrees with Go ulidtype.Parse on that form.';
+  'Parses the 26-character Crockford base32 ULID, case-insensitively. A length other than 26 bytes, a character outside the alphabet (I, L, O, U included) or a first character above 7 raise SQLSTATE 22P02. Agrees with Go ulidtype.Parse on that form.';
 
 -- pgid.ulid_min_at / pgid.ulid_max_at: the smallest / largest ULID of the
 -- millisecond of t (t truncated to the millisecond, clamped to the ULID time

@@ -36,8 +36,8 @@ DECLARE
   quoted constant text := '"' || left(s, 64) || CASE WHEN length(s) > 64 THEN '..."' ELSE '"' END;
   pos integer;
 BEGIN
-  IF length(s) <> 24 THEN
-    RAISE EXCEPTION 'invalid ObjectId %: length %, want 24 hex digits', quoted, length(s)
+  IF octet_length(s) <> 24 THEN  -- bytes, as Go counts
+    RAISE EXCEPTION 'invalid ObjectId %: length % bytes, want 24 hex digits', quoted, octet_length(s)
       USING ERRCODE = 'invalid_text_representation';
   END IF;
   IF s !~ '^[0-9a-fA-F]{24}$' THEN
@@ -51,7 +51,7 @@ END
 $$;
 
 COMMENT ON FUNCTION pgid.objectid_from_hex(text) IS
-  'Parses 24 hex digits (either case) into a 12-byte ObjectId; anything else raises SQLSTATE 22P02 naming the length or the character and its 0-based position.';
+  'Parses 24 hex digits (either case) into a 12-byte ObjectId; anything else raises SQLSTATE 22P02 naming the length in bytes or the character and its 0-based byte position.';
 
 -- pgid.objectid_to_short / pgid.objectid_from_short: the 16-character
 -- URL-safe short form: 96 bits in 6-bit groups, most significant first, over
@@ -74,8 +74,8 @@ DECLARE
   quoted constant text := '"' || left(s, 64) || CASE WHEN length(s) > 64 THEN '..."' ELSE '"' END;
   pos integer;
 BEGIN
-  IF length(s) <> 16 THEN
-    RAISE EXCEPTION 'invalid ObjectId short form %: length %, want 16 characters', quoted, length(s)
+  IF octet_length(s) <> 16 THEN  -- bytes, as Go counts
+    RAISE EXCEPTION 'invalid ObjectId short form %: length % bytes, want 16 characters', quoted, octet_length(s)
       USING ERRCODE = 'invalid_text_representation';
   END IF;
   IF s !~ '^[0-9a-zA-Z_-]{16}$' THEN
@@ -92,7 +92,7 @@ END
 $$;
 
 COMMENT ON FUNCTION pgid.objectid_from_short(text) IS
-  'Parses the 16-character short form (case-sensitive, alphabet 0-9 a-z A-Z - _) into a 12-byte ObjectId; anything else raises SQLSTATE 22P02 naming the length or the character and its 0-based position.';
+  'Parses the 16-character short form (case-sensitive, alphabet 0-9 a-z A-Z - _) into a 12-byte ObjectId; anything else raises SQLSTATE 22P02 naming the length in bytes or the character and its 0-based byte position.';
 
 -- pgid.objectid_min_at / pgid.objectid_max_at: the smallest / largest
 -- ObjectId of the second of t: t's Unix seconds (floored: 10:00:00.9 is in

@@ -29,7 +29,8 @@
 // is answered by a range scan of the primary key, also with generic plans.
 // Bad text raises SQLSTATE 22P02 (invalid_text_representation) with a message
 // naming the length, or the character and its 0-based position, or the
-// overflow.
+// overflow. Lengths and positions count bytes, as Go does, so a string with a
+// multibyte character fails the same way in SQL and in Go.
 //
 // pgid.gen_ulid and pgid.gen_objectid exist for DEFAULT clauses and ad-hoc
 // SQL. They are not monotonic: two IDs from the same millisecond (ULID) or
