@@ -89,7 +89,8 @@ func (g *Generator) Fill(dst []ObjectID) {
 }
 
 // reserve claims n consecutive seconds<<24|counter values for a clock at
-// second now and returns the first.
+// second now and returns the first. A failed compare-and-swap means another
+// call took values meanwhile, so some call always makes progress.
 func (g *Generator) reserve(now, n uint64) uint64 {
 	for {
 		last := g.state.Load()
