@@ -63,8 +63,9 @@ func (s *ShortID) ScanBytes(v []byte) error { return (*ObjectID)(s).scanBytes(v)
 // BytesValue implements the [pgtype.BytesValuer] interface.
 func (s ShortID) BytesValue() ([]byte, error) { return s[:], nil }
 
-// Register makes m encode ObjectID, *ObjectID, []ObjectID, NullObjectID and
-// ShortID as bytea (and bytea[]) when the parameter's type is not known in
+// Register makes m encode ObjectID, *ObjectID, []ObjectID, []*ObjectID,
+// *[]ObjectID, NullObjectID, []NullObjectID, ShortID, *ShortID and []ShortID
+// as bytea (and bytea[]) when the parameter's type is not known in
 // advance: parameters of a pgid.objectid domain, whose OID pgx has not loaded,
 // and the OID 0 parameters of QueryExecModeExec and
 // QueryExecModeSimpleProtocol. Call it on each connection's map, for example
@@ -79,6 +80,7 @@ func Register(m *pgtype.Map) {
 	m.RegisterDefaultPgType(ObjectID{}, "bytea")
 	m.RegisterDefaultPgType((*ObjectID)(nil), "bytea")
 	m.RegisterDefaultPgType([]ObjectID(nil), "_bytea")
+	m.RegisterDefaultPgType([]*ObjectID(nil), "_bytea")
 	m.RegisterDefaultPgType((*[]ObjectID)(nil), "_bytea") // for pgtype.Map.SQLScanner
 	m.RegisterDefaultPgType(NullObjectID{}, "bytea")
 	m.RegisterDefaultPgType([]NullObjectID(nil), "_bytea")

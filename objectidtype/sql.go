@@ -75,11 +75,11 @@ type NullObjectID struct {
 	Valid    bool // Valid is true if ObjectID is not NULL
 }
 
-// Scan implements the [database/sql.Scanner] interface. NULL sets Valid to
-// false; every other input is scanned as by [ObjectID.Scan]. On error n is
-// left unchanged.
+// Scan implements the [database/sql.Scanner] interface. NULL (nil, or a nil
+// []byte) sets Valid to false; every other input is scanned as by
+// [ObjectID.Scan]. On error n is left unchanged.
 func (n *NullObjectID) Scan(src any) error {
-	if src == nil {
+	if b, isBytes := src.([]byte); src == nil || isBytes && b == nil {
 		*n = NullObjectID{}
 		return nil
 	}

@@ -206,3 +206,18 @@ func TestScanAllocs(t *testing.T) {
 		t.Errorf("Scan(hex): %v allocations", n)
 	}
 }
+
+// A nil []byte is NULL, as database/sql's nil is.
+func TestScanNilBytes(t *testing.T) {
+	o := seedBytes
+	if err := o.Scan([]byte(nil)); !errors.Is(err, ErrNull) || o != seedBytes {
+		t.Errorf("ObjectID.Scan([]byte(nil)) = %v, value %v", err, o)
+	}
+	n := NullObjectID{ObjectID: seedBytes, Valid: true}
+	if err := n.Scan([]byte(nil)); err != nil || n.Valid || !n.ObjectID.IsZero() {
+		t.Errorf("NullObjectID.Scan([]byte(nil)) = %v, %+v", err, n)
+	}
+	if err := n.Scan([]byte{}); !errors.Is(err, ErrLength) {
+		t.Errorf("NullObjectID.Scan([]byte{}) = %v, want ErrLength", err)
+	}
+}

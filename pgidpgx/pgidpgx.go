@@ -16,12 +16,15 @@
 //   - Domain arrays as results: array_agg(domain_col) returns pgid._ulid or
 //     pgid._objectid, whose OIDs pgx does not know. [Register] lets them scan
 //     into typed slices ([]ulidtype.ULID, []objectidtype.ObjectID); into an
-//     any they stay text until [LoadTypes] has loaded them. LoadTypes also makes domain parameters go in binary under their
-//     own OID instead of the text fallback, ObjectIDs without allocating,
-//     and makes domain values scanned into an any (pgx.Rows.Values) come
-//     back as ulidtype.ULID / objectidtype.ObjectID. It sends one query, and
-//     fails with an error wrapping [ErrNotMigrated] where the migrations have
-//     not run.
+//     any they stay text until [LoadTypes] has loaded them. LoadTypes also
+//     makes domain parameters go in binary under their own OID instead of
+//     the text fallback, and makes domain values scanned into an any
+//     (pgx.Rows.Values) come back as ulidtype.ULID / objectidtype.ObjectID.
+//     It sends one query, and fails with an error wrapping [ErrNotMigrated]
+//     where the migrations have not run.
+//   - ObjectIDs bound to plain bytea parameters cost one allocation each
+//     through pgx's bytea codec; [Register] installs one that appends them
+//     directly.
 //
 // [AfterConnect] does both and fits pgxpool.Config.AfterConnect; use it
 // unless the database may lack the migrations (then call Register alone).

@@ -2,7 +2,6 @@ package pgidpgx_test
 
 import (
 	"context"
-	"fmt"
 	"testing"
 
 	"github.com/jackc/pgx/v5/pgtype"
@@ -22,22 +21,15 @@ func TestRegister(t *testing.T) {
 		v    any
 		want string
 	}{
-		{ulidtype.ULID{}, "uuid"}, {(*ulidtype.ULID)(nil), "uuid"}, {[]ulidtype.ULID(nil), "_uuid"}, {(*[]ulidtype.ULID)(nil), "_uuid"},
+		{ulidtype.ULID{}, "uuid"}, {(*ulidtype.ULID)(nil), "uuid"}, {[]ulidtype.ULID(nil), "_uuid"}, {(*[]ulidtype.ULID)(nil), "_uuid"}, {[]*ulidtype.ULID(nil), "_uuid"},
 		{ulidtype.NullULID{}, "uuid"},
 		{objectidtype.ObjectID{}, "bytea"}, {(*objectidtype.ObjectID)(nil), "bytea"},
-		{[]objectidtype.ObjectID(nil), "_bytea"}, {(*[]objectidtype.ObjectID)(nil), "_bytea"}, {objectidtype.NullObjectID{}, "bytea"},
+		{[]objectidtype.ObjectID(nil), "_bytea"}, {(*[]objectidtype.ObjectID)(nil), "_bytea"}, {[]*objectidtype.ObjectID(nil), "_bytea"}, {objectidtype.NullObjectID{}, "bytea"},
 	} {
 		typ, ok := m.TypeForValue(c.v)
 		if !ok || typ.Name != c.want {
 			t.Errorf("%T: %v %v, want %s", c.v, typ, ok, c.want)
 		}
-	}
-}
-
-func TestTypeNames(t *testing.T) {
-	want := "[pgid.ulid pgid._ulid pgid.objectid pgid._objectid]"
-	if got := fmt.Sprint(pgidpgx.TypeNames); got != want {
-		t.Errorf("TypeNames = %s, want %s", got, want)
 	}
 }
 

@@ -85,10 +85,17 @@ func FuzzUnmarshalJSON(f *testing.F) {
 	f.Add(`null`)
 	f.Add(`"\u0030\u0031GFGGMBFGB5WKXBN7S84ATRDG"`)
 	f.Fuzz(func(t *testing.T, in string) {
-		var u ULID
+		orig := MustParse("01GFGGMBFGB5WKXBN7S84ATRDG")
+		u := orig
 		errU := u.UnmarshalJSON([]byte(in))
-		var n NullULID
+		if errU != nil && u != orig {
+			t.Fatalf("failed UnmarshalJSON(%q) changed the value to %s", in, u)
+		}
+		n := NullULID{ULID: orig, Valid: true}
 		errN := n.UnmarshalJSON([]byte(in))
+		if errN != nil && n != (NullULID{ULID: orig, Valid: true}) {
+			t.Fatalf("failed NullULID.UnmarshalJSON(%q) changed the value to %+v", in, n)
+		}
 		if (errN == nil) != (errU == nil) && in != "null" {
 			t.Fatalf("ULID and NullULID disagree on %q: %v / %v", in, errU, errN)
 		}
@@ -112,9 +119,13 @@ func FuzzScan(f *testing.F) {
 	addSeeds(f)
 	f.Add(string(MustParse("01GFGGMBFGB5WKXBN7S84ATRDG").Bytes()))
 	f.Fuzz(func(t *testing.T, in string) {
-		var fromString, fromBytes ULID
+		orig := MustParse("01GFGGMBFGB5WKXBN7S84ATRDG")
+		fromString, fromBytes := orig, orig
 		errS := fromString.Scan(in)
 		errB := fromBytes.Scan([]byte(in))
+		if errS != nil && fromString != orig || errB != nil && fromBytes != orig {
+			t.Fatalf("failed Scan(%q) changed the value: %s / %s", in, fromString, fromBytes)
+		}
 		if len(in) == 16 {
 			// Raw bytes: every 16-byte []byte is a ULID; a 16-char string never.
 			if errB != nil || string(fromBytes[:]) != in || errS == nil {

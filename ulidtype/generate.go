@@ -30,13 +30,14 @@ import (
 // at least 32,768 ULIDs in one millisecond) the carry goes into the
 // timestamp instead of failing or wrapping, so the IDs run ahead of the clock
 // by one millisecond per 65,536 further ULIDs until the clock catches up; a
-// Fill of a million IDs, for example, ends 15 to 30 ms ahead. If the clock
+// Fill of a million IDs, for example, ends 15 ms ahead. If the clock
 // steps back, the generator keeps its last timestamp. After the last ULID of
-// year 10889 it keeps returning that timestamp.
+// year 10889 (7ZZZZZZZZZZZZZZZZZZZZZZZZZ) it keeps returning that ULID.
 //
 // Each ULID costs one clock read, taken before a short critical section that
-// advances the state and takes 8 bytes from a buffer of entropy refilled 256
-// bytes at a time; Fill takes the lock once for the whole batch.
+// advances the state and takes 8 bytes (16 for the first of a millisecond)
+// from a buffer of entropy refilled 256 bytes at a time; Fill takes the lock
+// once for the whole batch.
 //
 // Most programs use the package-level [New] and [Fill]; a Generator of one's
 // own is for injecting a clock or an entropy source (tests, backfills with
@@ -80,10 +81,8 @@ func Fill(dst []ULID) { defaultGenerator.Fill(dst) }
 func (g *Generator) New() ULID {
 	ms := g.now()
 	g.mu.Lock()
-	hi := g.reserve(ms, 1)
-	lo := g.random64()
-	g.mu.Unlock()
-	return fromHalves(hi, lo)
+	defer g.mu.Unlock()
+	return g.id(g.reserve(ms, 1))
 }
 
 // Fill fills dst with strictly increasing ULIDs, reading the clock once.
@@ -96,7 +95,7 @@ func (g *Generator) Fill(dst []ULID) {
 	defer g.mu.Unlock()
 	hi := g.reserve(ms, uint64(len(dst)))
 	for i := range dst {
-		dst[i] = fromHalves(hi, g.random64())
+		dst[i] = g.id(hi)
 		if hi != ^uint64(0) {
 			hi++
 		}
@@ -111,9 +110,9 @@ func (g *Generator) reserve(ms, n uint64) uint64 {
 		return old // saturated in the year 10889
 	}
 	first := old + 1
-	if ms > old>>16 || old == 0 {
-		// A new millisecond (or the first ULID): a random start in the
-		// lower half of the sequence leaves room for 32,768 more.
+	if ms > old>>16 {
+		// A new millisecond: a random start in the lower half of the
+		// sequence leaves room for at least 32,768 more.
 		first = ms<<16 | g.random64()&0x7FFF
 	}
 	g.last = first + n - 1
@@ -121,6 +120,16 @@ func (g *Generator) reserve(ms, n uint64) uint64 {
 		g.last = ^uint64(0) // Fill saturates at the maximum
 	}
 	return first
+}
+
+// id completes the top word hi with 64 random bits; the last top word of
+// all, where the generator saturates, gets the largest ULID, so saturated
+// IDs repeat instead of going back. The caller holds g.mu.
+func (g *Generator) id(hi uint64) ULID {
+	if hi == ^uint64(0) {
+		return fromHalves(hi, ^uint64(0))
+	}
+	return fromHalves(hi, g.random64())
 }
 
 // now returns the clock as milliseconds clamped to the ULID range.

@@ -313,3 +313,61 @@ func TestConcurrent(t *testing.T) {
 		})
 	}
 }
+
+// zeroReader returns zero bytes forever.
+type zeroReader struct{}
+
+func (zeroReader) Read(p []byte) (int, error) {
+	clear(p)
+	return len(p), nil
+}
+
+// At the epoch (or before, clamped to it) with zero entropy the state starts
+// at zero, which must not be mistaken for "unused": the IDs still increase
+// and none is the nil ID.
+func TestGeneratorAtEpoch(t *testing.T) {
+	g := NewGenerator(func() time.Time { return time.Unix(0, 0) }, zeroReader{})
+	var prev ULID
+	for i := range 5 {
+		u := g.New()
+		if u.IsZero() || (i > 0 && u.Compare(prev) <= 0) {
+			t.Fatalf("ID %d at the epoch: %s after %s", i, u, prev)
+		}
+		prev = u
+	}
+	ids := make([]ULID, 3)
+	g.Fill(ids)
+	for _, u := range ids {
+		if u.Compare(prev) <= 0 {
+			t.Fatalf("Fill at the epoch: %s after %s", u, prev)
+		}
+		prev = u
+	}
+}
+
+// Saturated with random entropy, the generator repeats the largest ULID
+// instead of going back.
+func TestGeneratorSaturatesWithRandomEntropy(t *testing.T) {
+	g := NewGenerator(func() time.Time { return time.UnixMilli(1 << 50) }, nil)
+	g.New()
+	g.last = ^uint64(0) - 2
+	top := MustParse("7ZZZZZZZZZZZZZZZZZZZZZZZZZ")
+	var prev ULID
+	for i := range 100 {
+		u := g.New()
+		if i > 0 && u.Compare(prev) < 0 {
+			t.Fatalf("ID %d went back: %s after %s", i, u, prev)
+		}
+		prev = u
+	}
+	if prev != top {
+		t.Fatalf("saturated at %s, want %s", prev, top)
+	}
+	ids := make([]ULID, 10)
+	g.Fill(ids)
+	for _, u := range ids {
+		if u != top {
+			t.Fatalf("saturated Fill gave %s", u)
+		}
+	}
+}

@@ -1,10 +1,6 @@
 package ulidtype
 
-import (
-	"fmt"
-
-	"github.com/jackc/pgx/v5/pgtype"
-)
+import "github.com/jackc/pgx/v5/pgtype"
 
 // pgx v5 support. ULID implements pgtype.UUIDScanner and pgtype.UUIDValuer,
 // which pgx's uuid codec tries before anything else: values go over the wire
@@ -20,7 +16,7 @@ func (ULID) SkipUnderlyingTypePlan() {}
 // wrapping [ErrNull]; scan into *ULID or [NullULID] to accept it.
 func (u *ULID) ScanUUID(v pgtype.UUID) error {
 	if !v.Valid {
-		return fmt.Errorf("%w: cannot scan NULL into ULID; use NullULID or *ULID", ErrNull)
+		return errNull()
 	}
 	*u = v.Bytes
 	return nil
@@ -45,8 +41,8 @@ func (n NullULID) UUIDValue() (pgtype.UUID, error) {
 	return pgtype.UUID{Bytes: n.ULID, Valid: n.Valid}, nil
 }
 
-// Register makes m encode ULID, *ULID, []ULID, *[]ULID, NullULID and
-// []NullULID as uuid (and uuid[]) when the parameter's type is not known in advance: parameters of a
+// Register makes m encode ULID, *ULID, []ULID, []*ULID, *[]ULID, NullULID
+// and []NullULID as uuid (and uuid[]) when the parameter's type is not known in advance: parameters of a
 // pgid.ulid domain, whose OID pgx has not loaded, and the OID 0 parameters of
 // QueryExecModeExec and QueryExecModeSimpleProtocol. Call it on each
 // connection's map, for example from pgxpool.Config.AfterConnect:
@@ -60,6 +56,7 @@ func Register(m *pgtype.Map) {
 	m.RegisterDefaultPgType(ULID{}, "uuid")
 	m.RegisterDefaultPgType((*ULID)(nil), "uuid")
 	m.RegisterDefaultPgType([]ULID(nil), "_uuid")
+	m.RegisterDefaultPgType([]*ULID(nil), "_uuid")
 	m.RegisterDefaultPgType((*[]ULID)(nil), "_uuid") // for pgtype.Map.SQLScanner
 	m.RegisterDefaultPgType(NullULID{}, "uuid")
 	m.RegisterDefaultPgType([]NullULID(nil), "_uuid")

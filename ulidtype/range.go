@@ -25,7 +25,9 @@ func MaxAt(t time.Time) ULID {
 // which PostgreSQL answers with a range scan of the primary key index.
 // Both ends are truncated to the millisecond, so an ID made at 10:00:00.0004
 // is inside Range(10:00:00.0009, …) and outside Range(…, 10:00:00.0009).
-// If to is not after from, the range is empty (hi <= lo).
+// If to's millisecond is not after from's, the range is empty (hi <= lo).
+// Times are clamped as by [MinAt], so IDs of the very last millisecond, in
+// the year 10889, are beyond every hi.
 func Range(from, to time.Time) (lo, hi ULID) {
 	return MinAt(from), MinAt(to)
 }

@@ -19,11 +19,19 @@ func (u *ULID) Scan(src any) error {
 			*u = ULID(src)
 			return nil
 		}
+		if src == nil {
+			return errNull()
+		}
 		return parse(src, u)
 	case nil:
-		return fmt.Errorf("%w: cannot scan NULL into ULID; use NullULID or *ULID", ErrNull)
+		return errNull()
 	}
 	return fmt.Errorf("%w: cannot scan %T into ULID", ErrScanType, src)
+}
+
+// errNull is the error for NULL scanned into a plain ULID.
+func errNull() error {
+	return fmt.Errorf("%w: cannot scan NULL into ULID; use NullULID or *ULID", ErrNull)
 }
 
 // Value implements the [database/sql/driver.Valuer] interface. It returns the
@@ -40,10 +48,11 @@ type NullULID struct {
 	Valid bool // Valid is true if ULID is not NULL
 }
 
-// Scan implements the [database/sql.Scanner] interface. NULL sets Valid to
-// false; every other input is scanned as by [ULID.Scan].
+// Scan implements the [database/sql.Scanner] interface. NULL (nil, or a nil
+// []byte) sets Valid to false; every other input is scanned as by
+// [ULID.Scan].
 func (n *NullULID) Scan(src any) error {
-	if src == nil {
+	if b, isBytes := src.([]byte); src == nil || isBytes && b == nil {
 		*n = NullULID{}
 		return nil
 	}

@@ -132,3 +132,20 @@ func TestSQLNull(t *testing.T) {
 		t.Fatalf("sql.Null[ULID].Scan(int64) = %v", err)
 	}
 }
+
+// A nil []byte is NULL, as database/sql's nil is.
+func TestScanNilBytes(t *testing.T) {
+	orig := MustParse("01GFGGMBFGB5WKXBN7S84ATRDG")
+	u := orig
+	if err := u.Scan([]byte(nil)); !errors.Is(err, ErrNull) || u != orig {
+		t.Errorf("ULID.Scan([]byte(nil)) = %v, value %s", err, u)
+	}
+	n := NullULID{ULID: orig, Valid: true}
+	if err := n.Scan([]byte(nil)); err != nil || n.Valid || !n.ULID.IsZero() {
+		t.Errorf("NullULID.Scan([]byte(nil)) = %v, %+v", err, n)
+	}
+	// An empty, non-nil []byte is not NULL.
+	if err := n.Scan([]byte{}); !errors.Is(err, ErrLength) {
+		t.Errorf("NullULID.Scan([]byte{}) = %v, want ErrLength", err)
+	}
+}
