@@ -39,11 +39,7 @@ type ParseError struct {
 // `objectidtype: parse "4e70zzcb7cac81af7136236b": invalid character 'z' at
 // position 4, want a hex digit`.
 func (e *ParseError) Error() string {
-	in := e.Input
-	if len(in) > 64 {
-		in = in[:64] + "..."
-	}
-	return "objectidtype: parse " + strconv.Quote(in) + ": " + e.Msg
+	return idtext.ParseErrorText("objectidtype", e.Input, e.Msg)
 }
 
 // Unwrap returns the sentinel error.

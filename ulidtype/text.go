@@ -41,11 +41,7 @@ type ParseError struct {
 // `ulidtype: parse "01ARZ3NDEKTSV4RRFFQ69G5FAU": invalid character 'U' at
 // position 25, want a Crockford base32 character (0-9, A-Z without I, L, O, U)`.
 func (e *ParseError) Error() string {
-	in := e.Input
-	if len(in) > 64 {
-		in = in[:64] + "..."
-	}
-	return "ulidtype: parse " + strconv.Quote(in) + ": " + e.Msg
+	return idtext.ParseErrorText("ulidtype", e.Input, e.Msg)
 }
 
 // Unwrap returns the sentinel error.

@@ -14,6 +14,7 @@
 package ulidtype
 
 import (
+	"cmp"
 	"encoding/binary"
 	"fmt"
 	"time"
@@ -59,17 +60,12 @@ func (u ULID) IsZero() bool { return u == ULID{} }
 // order is the byte order, which is the order of the timestamps and, within one
 // millisecond of one generator, the order of creation.
 func (u ULID) Compare(v ULID) int {
-	a, b := binary.BigEndian.Uint64(u[:8]), binary.BigEndian.Uint64(v[:8])
-	if a == b {
-		a, b = binary.BigEndian.Uint64(u[8:]), binary.BigEndian.Uint64(v[8:])
+	uhi, ulo := u.halves()
+	vhi, vlo := v.halves()
+	if c := cmp.Compare(uhi, vhi); c != 0 {
+		return c
 	}
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return +1
-	}
-	return 0
+	return cmp.Compare(ulo, vlo)
 }
 
 // Timestamp returns the 48-bit time of u in milliseconds since the Unix epoch.

@@ -9,6 +9,15 @@ import (
 	"strconv"
 )
 
+// ParseErrorText renders a parse error as `pkg: parse "input": msg`, with
+// the input quoted and cut to 64 bytes.
+func ParseErrorText(pkg, input, msg string) string {
+	if len(input) > 64 {
+		input = input[:64] + "..."
+	}
+	return pkg + ": parse " + strconv.Quote(input) + ": " + msg
+}
+
 // QuoteByte quotes a single byte, escaping it if it is not printable ASCII.
 func QuoteByte(c byte) string {
 	if c < 0x80 {

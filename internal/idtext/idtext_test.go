@@ -2,6 +2,7 @@ package idtext
 
 import (
 	"errors"
+	"strings"
 	"testing"
 )
 
@@ -54,5 +55,15 @@ func TestJSONString(t *testing.T) {
 		if err != nil && !errors.Is(err, ErrNotString) {
 			t.Errorf("JSONString(%s) error %v", tt.in, err)
 		}
+	}
+}
+
+func TestParseErrorText(t *testing.T) {
+	if got := ParseErrorText("pkg", "a\x00", "bad"); got != `pkg: parse "a\x00": bad` {
+		t.Errorf("ParseErrorText = %s", got)
+	}
+	long := ParseErrorText("pkg", string(make([]byte, 100)), "m")
+	if want := `pkg: parse "` + strings.Repeat(`\x00`, 64) + `...": m`; long != want {
+		t.Errorf("long input: %s", long)
 	}
 }
