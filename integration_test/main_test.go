@@ -251,7 +251,7 @@ func moduleVersion(path string) string {
 			}
 		}
 	}
-	if b, err := os.ReadFile("../go.mod"); err == nil {
+	if b, err := os.ReadFile("go.mod"); err == nil {
 		for _, line := range strings.Split(string(b), "\n") {
 			f := strings.Fields(strings.TrimPrefix(strings.TrimSpace(line), "require "))
 			if len(f) >= 2 && f[0] == path {
