@@ -16,7 +16,7 @@ type CopyEventsParams struct {
 	ID      ulidtype.ULID             `json:"id"`
 	LinkID  objectidtype.NullObjectID `json:"link_id"`
 	Kind    string                    `json:"kind"`
-	Payload json.RawMessage           `json:"payload"`
+	Payload *json.RawMessage          `json:"payload"`
 }
 
 type CopyLinksParams struct {

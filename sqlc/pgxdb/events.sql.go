@@ -77,7 +77,7 @@ type CreateEventParams struct {
 	ID      ulidtype.ULID             `json:"id"`
 	LinkID  objectidtype.NullObjectID `json:"link_id"`
 	Kind    string                    `json:"kind"`
-	Payload json.RawMessage           `json:"payload"`
+	Payload *json.RawMessage          `json:"payload"`
 }
 
 func (q *Queries) CreateEvent(ctx context.Context, arg CreateEventParams) (Event, error) {

@@ -15,7 +15,7 @@ type Event struct {
 	ID      ulidtype.ULID             `json:"id"`
 	LinkID  objectidtype.NullObjectID `json:"link_id"`
 	Kind    string                    `json:"kind"`
-	Payload json.RawMessage           `json:"payload"`
+	Payload *json.RawMessage          `json:"payload"`
 }
 
 type Link struct {

@@ -7,7 +7,6 @@ package sqldb
 
 import (
 	"context"
-	"encoding/json"
 	"time"
 
 	"github.com/lib/pq"
@@ -81,7 +80,7 @@ type CreateEventParams struct {
 	ID      ulidtype.ULID             `json:"id"`
 	LinkID  objectidtype.NullObjectID `json:"link_id"`
 	Kind    string                    `json:"kind"`
-	Payload json.RawMessage           `json:"payload"`
+	Payload *string                   `json:"payload"`
 }
 
 func (q *Queries) CreateEvent(ctx context.Context, arg CreateEventParams) (Event, error) {

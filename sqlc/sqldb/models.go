@@ -5,8 +5,6 @@
 package sqldb
 
 import (
-	"encoding/json"
-
 	"github.com/pgid/pgid/objectidtype"
 	"github.com/pgid/pgid/ulidtype"
 )
@@ -15,7 +13,7 @@ type Event struct {
 	ID      ulidtype.ULID             `json:"id"`
 	LinkID  objectidtype.NullObjectID `json:"link_id"`
 	Kind    string                    `json:"kind"`
-	Payload json.RawMessage           `json:"payload"`
+	Payload *string                   `json:"payload"`
 }
 
 type Link struct {
