@@ -52,6 +52,7 @@ func fromRaw(r *json.RawMessage) *string {
 	s := string(*r)
 	return &s
 }
+
 func toLink(l sqldb.Link) pgxdb.Link { return pgxdb.Link(l) }
 
 func one[T, S any](v S, err error, f func(S) T) (T, error) {
