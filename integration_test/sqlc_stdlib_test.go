@@ -4,12 +4,14 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/stdlib"
 
 	"github.com/pgid/pgid/objectidtype"
+	"github.com/pgid/pgid/pgidpgx"
 	"github.com/pgid/pgid/sqlc/pgxdb"
 	"github.com/pgid/pgid/sqlc/sqldb"
 	"github.com/pgid/pgid/ulidtype"
@@ -269,5 +271,45 @@ func TestSqlcLibPQTextDomainWrites(t *testing.T) {
 	}
 	if _, err := q.CreateEvent(ctx, sqldb.CreateEventParams{ID: ulidtype.New(), Kind: "null link"}); err != nil {
 		t.Fatalf("CreateEvent with a NULL link in lib/pq text mode: %v", err)
+	}
+}
+
+// WithTx, the one generated method the scenario leaves out, in both
+// packages: a link created in a rolled-back transaction is gone.
+func TestSqlcWithTx(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dsn := sqlcDB(t)
+
+	pool := sqlcPool(t, dsn, pgx.QueryExecModeCacheStatement, pgidpgx.AfterConnect)
+	tx, err := pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := pgxdb.New(pool).WithTx(tx).CreateLinkDefaultID(ctx, "https://example.com/tx")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pgxdb.New(pool).GetLink(ctx, l.ID); !errors.Is(err, pgx.ErrNoRows) {
+		t.Fatalf("pgxdb: GetLink after rollback: %v, want pgx.ErrNoRows", err)
+	}
+
+	sdb := openStdlibSqlc(t, dsn)
+	stx, err := sdb.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sl, err := sqldb.New(sdb).WithTx(stx).CreateLinkDefaultID(ctx, "https://example.com/tx")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := stx.Rollback(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sqldb.New(sdb).GetLink(ctx, sl.ID); !errors.Is(err, sql.ErrNoRows) {
+		t.Fatalf("sqldb: GetLink after rollback: %v, want sql.ErrNoRows", err)
 	}
 }
