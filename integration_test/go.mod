@@ -4,10 +4,13 @@ go 1.25.0
 
 replace github.com/pgid/pgid => ../
 
+replace github.com/pgid/pgid/sqlc => ../sqlc
+
 require (
 	github.com/jackc/pgx/v5 v5.12.0
 	github.com/lib/pq v1.12.3
 	github.com/pgid/pgid v0.0.0-00010101000000-000000000000
+	github.com/pgid/pgid/sqlc v0.0.0-00010101000000-000000000000
 	github.com/testcontainers/testcontainers-go/modules/postgres v0.44.0
 )
 

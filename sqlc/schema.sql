@@ -1,0 +1,21 @@
+-- The example application behind the generated packages: a URL shortener.
+-- It runs after the pgid migrations (sqlc.yaml reads ../migrations first).
+
+-- links: the public code of a link is its ObjectId's 16-character short form
+-- (pgid.objectid_to_short / objectidtype.ObjectID.Short).
+CREATE TABLE links (
+  id            pgid.objectid PRIMARY KEY DEFAULT pgid.gen_objectid(),
+  url           text NOT NULL,
+  hits          bigint NOT NULL DEFAULT 0,
+  last_event_id pgid.ulid
+);
+
+-- events: append-only; the ULID key orders them by time.
+CREATE TABLE events (
+  id      pgid.ulid PRIMARY KEY,
+  link_id pgid.objectid REFERENCES links (id),
+  kind    text NOT NULL,
+  payload jsonb
+);
+
+CREATE INDEX events_link_id ON events (link_id);
