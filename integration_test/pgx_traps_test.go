@@ -17,7 +17,8 @@ import (
 	"github.com/pgid/pgid/ulidtype"
 )
 
-// What pgx needs registered, mode by mode (the "Driver facts" of DESIGN.md).
+// What pgx needs registered, mode by mode: what works with no registration,
+// what needs pgidpgx.Register, and what only pgidpgx.LoadTypes provides.
 func TestPgxRegistration(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -181,9 +182,9 @@ func TestPgxStringerLeak(t *testing.T) {
 	}
 }
 
-// retainer is a BytesScanner that keeps the slice it is given, the mistake
-// the DESIGN's driver fact warns of ("ScanBytes receives driver memory: copy
-// it"); pgtype.DriverBytes does the same on purpose.
+// retainer is a BytesScanner that keeps the slice it is given: the mistake
+// ObjectID.ScanBytes must avoid, since pgx hands ScanBytes the driver's
+// memory, which a scanner must copy. pgtype.DriverBytes keeps it on purpose.
 type retainer struct{ b []byte }
 
 func (r *retainer) ScanBytes(v []byte) error { r.b = v; return nil }
@@ -193,7 +194,7 @@ func (r *retainer) ScanBytes(v []byte) error { r.b = v; return nil }
 // the memory it read them into: ObjectID, NullObjectID and ShortID (through
 // ScanBytes), []ObjectID (through pgx's array codec), a bytea into an any
 // ([]byte, pgx's ByteaCodec) and, after LoadTypes, a pgid.objectid[] into an
-// any ([]any of ObjectID, objectidtype.Codec.DecodeValue), in the binary
+// any ([]any of ObjectID, decoded by the codec LoadTypes installs), in the binary
 // (CacheStatement) and the text (SimpleProtocol) formats. A retainer read in
 // the same loop shows the premise, and what the checks would catch in a
 // scanner that kept its slice: in binary, pgx hands ScanBytes slices of its
