@@ -14,28 +14,31 @@
 //
 // Without any of this, single IDs work in every QueryExecMode: ULID and
 // ObjectID implement pgx's UUID and bytes interfaces, which pgx's uuid and
-// bytea codecs try first (binary; a ULID scans and encodes without
-// allocating, an ObjectID scans without allocating and, through pgx's bytea
-// codec, allocates 12 bytes to encode); a result column of a domain reports
-// its base type (uuid, bytea); and a parameter whose type pgx does not know
-// (a domain it has not loaded, or the OID 0 parameters of QueryExecModeExec
-// and QueryExecModeSimpleProtocol) gets the ID's driver.Valuer form, in text.
+// bytea codecs try first (in binary format a ULID scans and encodes without
+// allocating, and an ObjectID scans without allocating but, through pgx's
+// bytea codec, allocates 12 bytes to encode); a result column of a domain
+// reports its base type (uuid, bytea); and a parameter whose type pgx does
+// not know (a domain it has not loaded, or the OID 0 parameters of
+// QueryExecModeExec and QueryExecModeSimpleProtocol) gets the ID's
+// driver.Valuer form, in text.
 //
 // [Register] (pure Go: no query, works before the migrations) changes two
 // things:
 //
 //   - It names the PostgreSQL type (uuid, bytea and their arrays) of each ID
-//     Go type: T, *T, []T, []*T, *[]T, *[]*T, the Null wrappers and slices of
-//     them, for ULID, ObjectID and ShortID. pgx uses that name where it has
-//     no type for the OID: slices as parameters (id = ANY($1)) in
-//     QueryExecModeExec and QueryExecModeSimpleProtocol, which fail without
-//     it; results of a type pgx has not loaded, such as array_agg(domain_col)
-//     (the domain's array type), scanned into []T, []*T or []NullT, which
-//     fail without it; and pgtype.Map.SQLScanner, which database/sql needs
-//     to scan arrays.
-//   - It installs a bytea codec that encodes ObjectIDs in binary by
-//     appending their 12 bytes, without allocating. Every other bytea scan
-//     and encode is pgx's; bytea values scanned into an any stay []byte.
+//     Go type: ULID, ObjectID and ShortID, pointers to them, NullULID and
+//     NullObjectID, slices of all of these and of sql.Null[T], and pointers
+//     to those slices. pgx uses that name where it has no type for the OID:
+//     slices as parameters (id = ANY($1)) in QueryExecModeExec and
+//     QueryExecModeSimpleProtocol; results of a type pgx has not loaded,
+//     such as array_agg(domain_col) (the domain's array type), scanned into
+//     a slice ([]T, or []*T, []NullT, []sql.Null[T] for NULL elements); and
+//     pgtype.Map.SQLScanner, which database/sql needs to scan arrays. All
+//     three fail without it.
+//   - It installs a bytea codec that encodes ObjectIDs without allocating,
+//     by appending their 12 bytes (binary) or \x and their hex (text), the
+//     bytes pgx's codec writes. Every other bytea scan and encode is pgx's;
+//     bytea values scanned into an any stay []byte.
 //
 // [LoadTypes] (one query; fails with [ErrNotMigrated] before the migrations)
 // loads pgid.ulid, pgid.objectid and their array types. Domain parameters

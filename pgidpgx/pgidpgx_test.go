@@ -46,20 +46,28 @@ func TestRegister(t *testing.T) {
 	}
 }
 
-// After Register, ObjectIDs encode into plain bytea without allocating, and
-// bytea still decodes into any as []byte.
+// After Register, ObjectIDs encode into plain bytea without allocating, in
+// both formats, to the bytes pgx's own codec writes, and bytea still decodes
+// into any as []byte.
 func TestRegisterByteaEncoding(t *testing.T) {
 	m := pgtype.NewMap()
 	pgidpgx.Register(m)
-	var v any = objectidtype.New()
-	plan := m.PlanEncode(pgtype.ByteaOID, pgtype.BinaryFormatCode, v)
-	buf := make([]byte, 0, 32)
-	if n := testing.AllocsPerRun(100, func() { buf, _ = plan.Encode(v, buf[:0]) }); n != 0 {
-		t.Errorf("ObjectID into bytea: %v allocations, want 0", n)
-	}
-	o := v.(objectidtype.ObjectID)
-	if string(buf) != string(o[:]) {
-		t.Errorf("encoded %x, want %x", buf, o[:])
+	o := objectidtype.New()
+	for _, v := range []any{o, &o, objectidtype.ShortID(o), objectidtype.NullObjectID{ObjectID: o, Valid: true}} {
+		for _, f := range []int16{pgtype.BinaryFormatCode, pgtype.TextFormatCode} {
+			want, err := pgtype.NewMap().Encode(pgtype.ByteaOID, f, v, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			plan := m.PlanEncode(pgtype.ByteaOID, f, v)
+			buf := make([]byte, 0, 32)
+			if n := testing.AllocsPerRun(100, func() { buf, _ = plan.Encode(v, buf[:0]) }); n != 0 {
+				t.Errorf("format %d %T into bytea: %v allocations, want 0", f, v, n)
+			}
+			if string(buf) != string(want) {
+				t.Errorf("format %d %T: encoded %q, pgx's codec %q", f, v, buf, want)
+			}
+		}
 	}
 	var a any
 	if err := m.Scan(pgtype.ByteaOID, pgtype.BinaryFormatCode, []byte{1, 2}, &a); err != nil {
