@@ -38,8 +38,9 @@ import (
 const composeDSN = "postgres://postgres:postgres@localhost:5432/postgres?sslmode=disable"
 
 // containerImage is what testcontainers-go starts when neither DATABASE_URL
-// nor the compose service answers; keep it equal to docker-compose.yml's.
-const containerImage = "postgres:19-alpine"
+// nor the compose service answers; keep it equal to docker-compose.yml's: the
+// newest major .ci/pg-matrix tests.
+const containerImage = "postgres:18-alpine"
 
 var (
 	baseDSN    string        // the server found, its maintenance database
@@ -251,7 +252,7 @@ func moduleVersion(path string) string {
 			}
 		}
 	}
-	if b, err := os.ReadFile("../go.mod"); err == nil {
+	if b, err := os.ReadFile("go.mod"); err == nil {
 		for _, line := range strings.Split(string(b), "\n") {
 			f := strings.Fields(strings.TrimPrefix(strings.TrimSpace(line), "require "))
 			if len(f) >= 2 && f[0] == path {
