@@ -70,8 +70,8 @@ import (
 // return when the database has no pgid domains: run migrations.Up first.
 var ErrNotMigrated = errors.New("pgidpgx: pgid types not found in the database; apply the pgid migrations (migrations.Up) first")
 
-// typeNames are the types LoadTypes loads, as PostgreSQL names them: each
-// domain before its array type, as pgx's LoadTypes requires.
+// typeNames are the types LoadTypes loads, as PostgreSQL names them: the two
+// domains and their array types.
 var typeNames = [...]string{"pgid.ulid", "pgid._ulid", "pgid.objectid", "pgid._objectid"}
 
 // AfterConnect calls [Register] and [LoadTypes] on conn. Its signature fits
@@ -85,10 +85,12 @@ func AfterConnect(ctx context.Context, conn *pgx.Conn) error {
 
 // Register makes m know the PostgreSQL type of each ULID and ObjectID Go
 // type, for parameters and results whose type pgx does not know, and makes m
-// encode ObjectIDs into bytea without allocating. It sends no query and works
-// on a database without the pgid migrations. The package documentation lists
-// what it changes. Call it on each connection's map (conn.TypeMap()), or on a
-// pgtype.NewMap() used for pgtype.Map.SQLScanner.
+// encode ObjectIDs into bytea without allocating: it replaces m's bytea and
+// bytea[] types with ones whose codec differs from pgx's for ObjectIDs only.
+// It sends no query and works on a database without the pgid migrations. The
+// package documentation lists what it changes. Call it on each connection's
+// map (conn.TypeMap()), or on a pgtype.NewMap() used for
+// pgtype.Map.SQLScanner.
 func Register(m *pgtype.Map) {
 	for _, v := range []any{
 		ulidtype.ULID{}, (*ulidtype.ULID)(nil), ulidtype.NullULID{},
