@@ -122,3 +122,14 @@ func BenchmarkPgxScanText(b *testing.B) {
 	}
 	sinkID = o
 }
+
+func BenchmarkPgxEncodeText(b *testing.B) {
+	m := pgtype.NewMap()
+	var v any = seedBytes
+	plan := m.PlanEncode(pgtype.ByteaOID, pgtype.TextFormatCode, v)
+	buf := make([]byte, 0, 64)
+	for b.Loop() {
+		buf, _ = plan.Encode(v, buf[:0])
+	}
+	sinkBytes = buf
+}

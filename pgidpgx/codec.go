@@ -1,7 +1,6 @@
 package pgidpgx
 
 import (
-	"encoding/hex"
 	"fmt"
 
 	"github.com/jackc/pgx/v5/pgtype"
@@ -14,40 +13,36 @@ import (
 // package, and which one it is says what it changes.
 //
 //	codec          installed by                          changes
-//	byteaCodec     Register (bytea, bytea[])             encoding ObjectIDs only
+//	byteaCodec     Register (bytea, bytea[])             binary encoding of ObjectIDs only
 //	objectIDCodec  LoadTypes (pgid.objectid, its array)  that, and decoding into any
 //	ulidCodec      LoadTypes (pgid.ulid, its array),     decoding into any only
 //	               DecodeUUIDAsULID (uuid, uuid[])
 
 // byteaCodec is pgx's bytea codec, except that ObjectID, *ObjectID, ShortID
-// and NullObjectID values encode by appending their 12 bytes (binary) or
-// \x and their hex (text), the bytes pgx's codec writes, without the
-// allocation of BytesValue (which returns a slice of its value receiver, so
-// the 12 bytes move to the heap). Every scan, decode and other encode is
-// pgtype.ByteaCodec's.
+// and NullObjectID values encode in binary format by appending their 12
+// bytes, without the allocation of BytesValue (which returns a slice of its
+// value receiver, so the 12 bytes move to the heap). Every scan, decode and
+// other encode, text format included, is pgtype.ByteaCodec's.
 type byteaCodec struct{ pgtype.ByteaCodec }
 
 // PlanEncode implements the [pgtype.Codec] interface.
 func (c byteaCodec) PlanEncode(m *pgtype.Map, oid uint32, format int16, value any) pgtype.EncodePlan {
-	switch value.(type) {
-	case objectidtype.ObjectID, *objectidtype.ObjectID, objectidtype.ShortID, objectidtype.NullObjectID:
-		switch format {
-		case pgtype.BinaryFormatCode:
+	if format == pgtype.BinaryFormatCode {
+		switch value.(type) {
+		case objectidtype.ObjectID, *objectidtype.ObjectID, objectidtype.ShortID, objectidtype.NullObjectID:
 			return encodePlanObjectID{}
-		case pgtype.TextFormatCode:
-			return encodePlanObjectID{text: true}
 		}
 	}
 	return c.ByteaCodec.PlanEncode(m, oid, format, value)
 }
 
-// encodePlanObjectID appends the values byteaCodec plans it for, in binary
-// or text format. (*ShortID and *NullObjectID reach it through pgx's pointer
+// encodePlanObjectID appends the raw bytes of the values byteaCodec plans it
+// for. (*ShortID and *NullObjectID reach it through pgx's pointer
 // dereferencing plan.)
-type encodePlanObjectID struct{ text bool }
+type encodePlanObjectID struct{}
 
 // Encode implements the [pgtype.EncodePlan] interface.
-func (p encodePlanObjectID) Encode(value any, buf []byte) ([]byte, error) {
+func (encodePlanObjectID) Encode(value any, buf []byte) ([]byte, error) {
 	var o objectidtype.ObjectID
 	switch v := value.(type) {
 	case objectidtype.ObjectID:
@@ -66,9 +61,6 @@ func (p encodePlanObjectID) Encode(value any, buf []byte) ([]byte, error) {
 		o = v.ObjectID
 	default: // PlanEncode returns this plan for the types above only
 		return nil, fmt.Errorf("pgidpgx: cannot encode %T as an ObjectID", value)
-	}
-	if p.text {
-		return hex.AppendEncode(append(buf, `\x`...), o[:]), nil
 	}
 	return append(buf, o[:]...), nil
 }

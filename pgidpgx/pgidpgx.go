@@ -35,10 +35,10 @@
 //     a slice ([]T, or []*T, []NullT, []sql.Null[T] for NULL elements); and
 //     pgtype.Map.SQLScanner, which database/sql needs to scan arrays. All
 //     three fail without it.
-//   - It installs a bytea codec that encodes ObjectIDs without allocating,
-//     by appending their 12 bytes (binary) or \x and their hex (text), the
-//     bytes pgx's codec writes. Every other bytea scan and encode is pgx's;
-//     bytea values scanned into an any stay []byte.
+//   - It installs a bytea codec that encodes ObjectIDs in binary format by
+//     appending their 12 bytes, without allocating. Every other bytea scan
+//     and encode (text format included) is pgx's; bytea values scanned into
+//     an any stay []byte.
 //
 // [LoadTypes] (one query; fails with [ErrNotMigrated] before the migrations)
 // loads pgid.ulid, pgid.objectid and their array types. Domain parameters
@@ -85,12 +85,12 @@ func AfterConnect(ctx context.Context, conn *pgx.Conn) error {
 
 // Register makes m know the PostgreSQL type of each ULID and ObjectID Go
 // type, for parameters and results whose type pgx does not know, and makes m
-// encode ObjectIDs into bytea without allocating: it replaces m's bytea and
-// bytea[] types with ones whose codec differs from pgx's for ObjectIDs only.
-// It sends no query and works on a database without the pgid migrations. The
-// package documentation lists what it changes. Call it on each connection's
-// map (conn.TypeMap()), or on a pgtype.NewMap() used for
-// pgtype.Map.SQLScanner.
+// encode ObjectIDs into bytea in binary format without allocating: it
+// replaces m's bytea and bytea[] types with ones whose codec differs from
+// pgx's for ObjectIDs only. It sends no query and works on a database
+// without the pgid migrations. The package documentation lists what it
+// changes. Call it on each connection's map (conn.TypeMap()), or on a
+// pgtype.NewMap() used for pgtype.Map.SQLScanner.
 func Register(m *pgtype.Map) {
 	for _, v := range []any{
 		ulidtype.ULID{}, (*ulidtype.ULID)(nil), ulidtype.NullULID{},
