@@ -27,9 +27,10 @@ const defaultDBLoadDSN = "postgres://postgres:postgres@127.0.0.1:5432/postgres?s
 // says otherwise.
 const defaultDBLoadRows = 1_000_000
 
-// rowsPerMilli is the insert rate of DESIGN.md's "random within a
-// millisecond" fact (62.8 % leaf fill at ~255 rows/ms, which this benchmark
-// did not reproduce: it measures about 77 %, see docs/BENCHMARKS.md).
+// rowsPerMilli is the insert rate at which keys random within their
+// millisecond were once reported to fill the index's leaves to 62.8 %; this
+// benchmark did not reproduce that figure (it measures about 77 %, see
+// docs/BENCHMARKS.md).
 const rowsPerMilli = 255
 
 // A dbLoadKind is one kind of primary key: its column type and a generator

@@ -17,7 +17,8 @@ import (
 	"github.com/pgid/pgid/ulidtype"
 )
 
-// What pgx needs registered, mode by mode (the "Driver facts" of DESIGN.md).
+// What pgx needs registered, mode by mode: what works with no registration,
+// what needs pgidpgx.Register, and what only pgidpgx.LoadTypes provides.
 func TestPgxRegistration(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -130,8 +131,8 @@ func TestPgxRegistration(t *testing.T) {
 			if err := loaded.QueryRow(ctx, strings.Replace(aggQuery, "%s", "dom", 1)).Scan(&us, &os); err != nil || len(us) != 1 || us[0] != u || os[0] != o {
 				t.Errorf("array_agg(domain) after LoadTypes: %v %v %v", us, os, err)
 			}
-			// LoadTypes installs the type packages' codecs: domain arrays
-			// and values scanned into any come back as the ID types.
+			// LoadTypes installs pgidpgx's codecs for the domains: domain
+			// arrays scanned into any come back as []any of the ID types.
 			var aggU, aggO any
 			if err := loaded.QueryRow(ctx, strings.Replace(aggQuery, "%s", "dom", 1)).Scan(&aggU, &aggO); err != nil {
 				t.Errorf("array_agg(domain) into any: %v", err)
@@ -144,6 +145,39 @@ func TestPgxRegistration(t *testing.T) {
 			for _, oid := range domOIDs {
 				if got := loaded.TypeMap().FormatCodeForOID(oid); got != pgtype.BinaryFormatCode {
 					t.Errorf("OID %d format after LoadTypes: %d, want binary", oid, got)
+				}
+			}
+
+			// Single domain values are not affected: their result columns
+			// report the base type, so Rows.Values gives pgx's uuid and bytea
+			// decodings even after AfterConnect. Only DecodeUUIDAsULID, which
+			// changes every uuid, makes the ulid column a ULID.
+			full := connect(t, dsn, mode)
+			if err := pgidpgx.AfterConnect(ctx, full); err != nil {
+				t.Fatal(err)
+			}
+			decoding := connect(t, dsn, mode)
+			pgidpgx.DecodeUUIDAsULID(decoding.TypeMap())
+			if err := pgidpgx.AfterConnect(ctx, decoding); err != nil {
+				t.Fatal(err)
+			}
+			for name, c := range map[string]struct {
+				conn  *pgx.Conn
+				wantU any
+			}{
+				"AfterConnect":                  {full, [16]byte(u)},
+				"DecodeUUIDAsULID+AfterConnect": {decoding, u},
+			} {
+				rows, err := c.conn.Query(ctx, "SELECT u, o FROM dom WHERE k = 0")
+				if err != nil {
+					t.Fatal(err)
+				}
+				vals, err := pgx.CollectExactlyOneRow(rows, func(r pgx.CollectableRow) ([]any, error) { return r.Values() })
+				if err != nil {
+					t.Fatalf("%s: Values: %v", name, err)
+				}
+				if b, ok := vals[1].([]byte); vals[0] != c.wantU || !ok || !bytes.Equal(b, o[:]) {
+					t.Errorf("%s: Values of (pgid.ulid, pgid.objectid) = %T %v, %T %v; want %T, []uint8", name, vals[0], vals[0], vals[1], vals[1], c.wantU)
 				}
 			}
 		})
@@ -181,9 +215,9 @@ func TestPgxStringerLeak(t *testing.T) {
 	}
 }
 
-// retainer is a BytesScanner that keeps the slice it is given, the mistake
-// the DESIGN's driver fact warns of ("ScanBytes receives driver memory: copy
-// it"); pgtype.DriverBytes does the same on purpose.
+// retainer is a BytesScanner that keeps the slice it is given: the mistake
+// ObjectID.ScanBytes must avoid, since pgx hands ScanBytes the driver's
+// memory, which a scanner must copy. pgtype.DriverBytes keeps it on purpose.
 type retainer struct{ b []byte }
 
 func (r *retainer) ScanBytes(v []byte) error { r.b = v; return nil }
@@ -193,7 +227,7 @@ func (r *retainer) ScanBytes(v []byte) error { r.b = v; return nil }
 // the memory it read them into: ObjectID, NullObjectID and ShortID (through
 // ScanBytes), []ObjectID (through pgx's array codec), a bytea into an any
 // ([]byte, pgx's ByteaCodec) and, after LoadTypes, a pgid.objectid[] into an
-// any ([]any of ObjectID, objectidtype.Codec.DecodeValue), in the binary
+// any ([]any of ObjectID, decoded by the codec LoadTypes installs), in the binary
 // (CacheStatement) and the text (SimpleProtocol) formats. A retainer read in
 // the same loop shows the premise, and what the checks would catch in a
 // scanner that kept its slice: in binary, pgx hands ScanBytes slices of its

@@ -123,27 +123,6 @@ func BenchmarkPgxScanText(b *testing.B) {
 	sinkID = o
 }
 
-func BenchmarkPgxEncodeBinary(b *testing.B) {
-	for _, codec := range []bool{false, true} {
-		name := "ByteaCodec"
-		m := pgtype.NewMap()
-		if codec {
-			name = "Codec"
-			RegisterByteaCodec(m)
-		}
-		b.Run(name, func(b *testing.B) {
-			var v any = seedBytes
-			plan := m.PlanEncode(pgtype.ByteaOID, pgtype.BinaryFormatCode, v)
-			buf := make([]byte, 0, 64)
-			b.ReportAllocs()
-			for b.Loop() {
-				buf, _ = plan.Encode(v, buf[:0])
-			}
-			sinkBytes = buf
-		})
-	}
-}
-
 func BenchmarkPgxEncodeText(b *testing.B) {
 	m := pgtype.NewMap()
 	var v any = seedBytes

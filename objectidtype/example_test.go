@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/pgid/pgid/objectidtype"
+	"github.com/pgid/pgid/pgidpgx"
 )
 
 func ExampleNew() {
@@ -77,16 +78,15 @@ func ExampleRange() {
 }
 
 func Example_pgx() {
-	// Register once per connection, e.g. in pgxpool.Config.AfterConnect:
+	// Single ObjectIDs need no registration. pgidpgx.Register adds slices
+	// in the text modes, pgid.objectid[] results and encoding without
+	// allocating; on a pool, set it up on every connection with
 	//
-	//	cfg.AfterConnect = func(ctx context.Context, conn *pgx.Conn) error {
-	//		objectidtype.Register(conn.TypeMap())
-	//		return nil
-	//	}
+	//	cfg.AfterConnect = pgidpgx.AfterConnect
 	//
-	// Here the connection's type map stands alone.
+	// Here the connection's type map (conn.TypeMap()) stands alone.
 	m := pgtype.NewMap()
-	objectidtype.Register(m)
+	pgidpgx.Register(m)
 	id := objectidtype.MustParse("4e7020cb7cac81af7136236b")
 
 	bin, _ := m.Encode(pgtype.ByteaOID, pgtype.BinaryFormatCode, id, nil)

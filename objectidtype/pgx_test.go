@@ -51,7 +51,7 @@ func TestPgxEncode(t *testing.T) {
 	for _, register := range []bool{false, true} {
 		m := pgtype.NewMap()
 		if register {
-			Register(m)
+			registerPgx(m)
 		}
 		for _, oid := range []uint32{pgtype.ByteaOID, 0, domainOID} {
 			for _, f := range []int16{pgtype.BinaryFormatCode, pgtype.TextFormatCode} {
@@ -75,7 +75,7 @@ func ptr[T any](v T) *T { return &v }
 
 func TestPgxEncodeNull(t *testing.T) {
 	m := pgtype.NewMap()
-	Register(m)
+	registerPgx(m)
 	for _, oid := range []uint32{pgtype.ByteaOID, 0, domainOID} {
 		for _, f := range []int16{pgtype.BinaryFormatCode, pgtype.TextFormatCode} {
 			for _, v := range []any{(*ObjectID)(nil), NullObjectID{}, (*NullObjectID)(nil), (*ShortID)(nil)} {
@@ -96,7 +96,7 @@ func TestPgxQueryExecModes(t *testing.T) {
 	for _, register := range []bool{false, true} {
 		m := pgtype.NewMap()
 		if register {
-			Register(m)
+			registerPgx(m)
 		}
 		// CacheStatement, CacheDescribe and DescribeExec know the parameter
 		// OIDs from the server: bytea, or a domain's OID.
@@ -231,7 +231,7 @@ func TestPgxArray(t *testing.T) {
 	for _, register := range []bool{false, true} {
 		m := pgtype.NewMap()
 		if register {
-			Register(m)
+			registerPgx(m)
 		}
 		oids := []uint32{pgtype.ByteaArrayOID}
 		if register {
@@ -264,7 +264,7 @@ func TestPgxArray(t *testing.T) {
 	}
 	// NULL elements: into []NullObjectID fine, into []ObjectID an error.
 	m := pgtype.NewMap()
-	Register(m)
+	registerPgx(m)
 	buf, err := m.Encode(pgtype.ByteaArrayOID, pgtype.BinaryFormatCode, []NullObjectID{{seedBytes, true}, {}}, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -302,99 +302,5 @@ func TestPgxAllocs(t *testing.T) {
 	encNull := m.PlanEncode(pgtype.ByteaOID, pgtype.BinaryFormatCode, null)
 	if n := testing.AllocsPerRun(100, func() { _, _ = encNull.Encode(null, buf[:0]) }); n != 0 {
 		t.Errorf("NULL encode: %v allocations, want 0", n)
-	}
-}
-
-func TestCodec(t *testing.T) {
-	m := pgtype.NewMap()
-	// The domain, as pgidpgx.LoadTypes registers it.
-	dom := &pgtype.Type{Name: "pgid.objectid", OID: domainOID, Codec: Codec{}}
-	m.RegisterType(dom)
-	m.RegisterType(&pgtype.Type{Name: "pgid._objectid", OID: domainOID + 1, Codec: &pgtype.ArrayCodec{ElementType: dom}})
-	o := seedBytes
-	for _, v := range []any{o, &o, ShortID(o), NullObjectID{ObjectID: o, Valid: true}} {
-		for _, f := range []int16{pgtype.BinaryFormatCode, pgtype.TextFormatCode} {
-			got, err := m.Encode(domainOID, f, v, nil)
-			if err != nil || string(got) != wantWire(f) {
-				t.Errorf("%s %T: %q, %v", formatName(f), v, got, err)
-			}
-		}
-	}
-	for _, v := range []any{(*ObjectID)(nil), NullObjectID{}} {
-		if got, err := m.Encode(domainOID, pgtype.BinaryFormatCode, v, nil); err != nil || got != nil {
-			t.Errorf("NULL %T: %q, %v", v, got, err)
-		}
-	}
-	// Other values keep pgx's bytea behaviour.
-	if got, err := m.Encode(domainOID, pgtype.BinaryFormatCode, []byte{1, 2}, nil); err != nil || string(got) != "\x01\x02" {
-		t.Errorf("[]byte: %q, %v", got, err)
-	}
-	// Decoding into any gives an ObjectID, in both formats and in arrays.
-	for _, f := range []int16{pgtype.BinaryFormatCode, pgtype.TextFormatCode} {
-		var a any
-		if err := m.Scan(domainOID, f, []byte(wantWire(f)), &a); err != nil || a != o {
-			t.Errorf("%s into any: %#v, %v", formatName(f), a, err)
-		}
-		if err := m.Scan(domainOID, f, nil, &a); err != nil || a != nil {
-			t.Errorf("%s NULL into any: %#v, %v", formatName(f), a, err)
-		}
-		// A value of the wrong length is an error, not a zero ObjectID.
-		bad := []byte{1, 2, 3}
-		if f == pgtype.TextFormatCode {
-			bad = []byte(`\x010203`)
-		}
-		if err := m.Scan(domainOID, f, bad, &a); !errors.Is(err, ErrLength) {
-			t.Errorf("%s 3 bytes into any: %#v, %v", formatName(f), a, err)
-		}
-	}
-	arr, err := m.Encode(domainOID+1, pgtype.BinaryFormatCode, []ObjectID{o, o}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var a any
-	if err := m.Scan(domainOID+1, pgtype.BinaryFormatCode, arr, &a); err != nil {
-		t.Fatal(err)
-	}
-	if vals, ok := a.([]any); !ok || len(vals) != 2 || vals[1] != o {
-		t.Errorf("array into any: %#v", a)
-	}
-}
-
-func TestRegisterByteaCodec(t *testing.T) {
-	m := pgtype.NewMap()
-	RegisterByteaCodec(m)
-	o := seedBytes
-	if got, err := m.Encode(pgtype.ByteaOID, pgtype.BinaryFormatCode, o, nil); err != nil || string(got) != string(o[:]) {
-		t.Fatalf("encode: %q, %v", got, err)
-	}
-	// Decoding into any is unchanged: bytea stays []byte.
-	var a any
-	if err := m.Scan(pgtype.ByteaOID, pgtype.BinaryFormatCode, o[:], &a); err != nil {
-		t.Fatal(err)
-	}
-	if b, ok := a.([]byte); !ok || string(b) != string(o[:]) {
-		t.Fatalf("bytea into any: %#v", a)
-	}
-	var back ObjectID
-	if err := m.Scan(pgtype.ByteaOID, pgtype.BinaryFormatCode, o[:], &back); err != nil || back != o {
-		t.Fatalf("scan: %v, %v", back, err)
-	}
-	if raceEnabled {
-		return
-	}
-	var v any = o
-	enc := m.PlanEncode(pgtype.ByteaOID, pgtype.BinaryFormatCode, v)
-	buf := make([]byte, 0, 64)
-	if n := testing.AllocsPerRun(100, func() { buf, _ = enc.Encode(v, buf[:0]) }); n != 0 {
-		t.Errorf("binary encode with Codec: %v allocations, want 0", n)
-	}
-}
-
-func TestCodecPlanMisuse(t *testing.T) {
-	// The plan Codec returns for ObjectIDs refuses anything else instead of
-	// encoding a zero ID.
-	plan := Codec{}.PlanEncode(pgtype.NewMap(), pgtype.ByteaOID, pgtype.BinaryFormatCode, seedBytes)
-	if buf, err := plan.Encode("4e7020cb7cac81af7136236b", nil); err == nil {
-		t.Fatalf("plan encoded a string as %x", buf)
 	}
 }

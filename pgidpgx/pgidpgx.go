@@ -1,39 +1,61 @@
-// Package pgidpgx connects pgx v5 to the pgid PostgreSQL domains
-// (pgid.ulid, pgid.objectid, created by package migrations).
+// Package pgidpgx connects pgx v5 to [ulidtype.ULID], [objectidtype.ObjectID]
+// and the pgid PostgreSQL domains (pgid.ulid, pgid.objectid, created by
+// package migrations). It is the one place that changes a pgx type map for
+// them; the type packages only implement pgx's interfaces.
 //
-// ulidtype.ULID and objectidtype.ObjectID work with pgx without any of this
-// for single values: they implement pgx's UUID and bytes interfaces (binary,
-// no allocation) for uuid and bytea parameters, result columns of a domain
-// report the base type, and a parameter whose type pgx does not know (a
-// domain pgx has not loaded, or OID 0) still gets the ID's driver.Valuer
-// form, in text. What needs help:
+// Most programs need one line, for a pool:
 //
-//   - Slices as parameters (id = ANY($1)) in QueryExecModeExec and
-//     QueryExecModeSimpleProtocol, where every parameter has OID 0: pgx
-//     cannot encode []ULID / []ObjectID until [Register] tells it their
-//     PostgreSQL types. Register is pure Go, sends no query and works before
-//     the migrations ran.
-//   - Domain arrays as results: array_agg(domain_col) returns pgid._ulid or
-//     pgid._objectid, whose OIDs pgx does not know. [Register] lets them scan
-//     into typed slices ([]ulidtype.ULID, []objectidtype.ObjectID); into an
-//     any they stay text until [LoadTypes] has loaded them. LoadTypes also
-//     makes domain parameters go in binary under their own OID instead of
-//     the text fallback, and makes domain values scanned into an any
-//     (pgx.Rows.Values) come back as ulidtype.ULID / objectidtype.ObjectID.
-//     It sends one query, and fails with an error wrapping [ErrNotMigrated]
-//     where the migrations have not run.
-//   - ObjectIDs bound to plain bytea parameters cost one allocation each
-//     through pgx's bytea codec; [Register] installs one that appends them
-//     directly.
+//	cfg.AfterConnect = pgidpgx.AfterConnect
 //
-// [AfterConnect] does both and fits pgxpool.Config.AfterConnect; use it
-// unless the database may lack the migrations (then call Register alone).
-// For a single *pgx.Conn call AfterConnect(ctx, conn) after connecting. Type
-// maps belong to a connection, and so do these registrations.
+// or pgidpgx.AfterConnect(ctx, conn) after connecting a single *pgx.Conn
+// (stdlib.OptionAfterConnect(pgidpgx.AfterConnect) for database/sql). It
+// calls [Register] and [LoadTypes], so it needs the migrations applied; where
+// the database may lack them, call Register alone.
+//
+// Without any of this, single IDs work in every QueryExecMode: ULID and
+// ObjectID implement pgx's UUID and bytes interfaces, which pgx's uuid and
+// bytea codecs try first (in binary format a ULID scans and encodes without
+// allocating, and an ObjectID scans without allocating but, through pgx's
+// bytea codec, allocates 12 bytes to encode); a result column of a domain
+// reports its base type (uuid, bytea); and a parameter whose type pgx does
+// not know (a domain it has not loaded, or the OID 0 parameters of
+// QueryExecModeExec and QueryExecModeSimpleProtocol) gets the ID's
+// driver.Valuer form, in text.
+//
+// [Register] (pure Go: no query, works before the migrations) changes two
+// things:
+//
+//   - It names the PostgreSQL type (uuid, bytea and their arrays) of each ID
+//     Go type: ULID, ObjectID and ShortID, pointers to them, NullULID and
+//     NullObjectID, slices of all of these and of sql.Null[T], and pointers
+//     to those slices. pgx uses that name where it has no type for the OID:
+//     slices as parameters (id = ANY($1)) in QueryExecModeExec and
+//     QueryExecModeSimpleProtocol; results of a type pgx has not loaded,
+//     such as array_agg(domain_col) (the domain's array type), scanned into
+//     a slice ([]T, or []*T, []NullT, []sql.Null[T] for NULL elements); and
+//     pgtype.Map.SQLScanner, which database/sql needs to scan arrays. All
+//     three fail without it.
+//   - It installs a bytea codec that encodes ObjectIDs in binary format by
+//     appending their 12 bytes, without allocating. Every other bytea scan
+//     and encode (text format included) is pgx's; bytea values scanned into
+//     an any stay []byte.
+//
+// [LoadTypes] (one query; fails with [ErrNotMigrated] before the migrations)
+// loads pgid.ulid, pgid.objectid and their array types. Domain parameters
+// then go in binary under the domain's OID instead of as text, domain arrays
+// are read in binary, and a domain array scanned into an any comes back as
+// []any holding ULIDs or ObjectIDs instead of the array's text. Single domain
+// values scanned into an any are not affected: their result columns report
+// the base type, so pgx.Rows.Values gives [16]uint8 for pgid.ulid and []uint8
+// for pgid.objectid whatever is registered for the domains. For ULIDs there,
+// see [DecodeUUIDAsULID], which AfterConnect does not call.
+//
+// Type maps belong to a connection, and so do these registrations.
 package pgidpgx
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 
@@ -44,42 +66,78 @@ import (
 	"github.com/pgid/pgid/ulidtype"
 )
 
-// TypeNames are the types [LoadTypes] loads: the two domains and their array
-// types, as PostgreSQL names them.
-var TypeNames = []string{"pgid.ulid", "pgid._ulid", "pgid.objectid", "pgid._objectid"}
-
 // ErrNotMigrated is wrapped by the error [LoadTypes] and [AfterConnect]
 // return when the database has no pgid domains: run migrations.Up first.
 var ErrNotMigrated = errors.New("pgidpgx: pgid types not found in the database; apply the pgid migrations (migrations.Up) first")
 
-// Register makes m encode ulidtype and objectidtype values (T, *T, []T and
-// the Null wrappers) as uuid / bytea when the parameter's type is unknown to
-// pgx: OID 0 parameters of QueryExecModeExec and QueryExecModeSimpleProtocol,
-// and domain parameters when [LoadTypes] has not run. It also installs
-// [objectidtype.RegisterByteaCodec], so ObjectIDs bound to plain bytea
-// parameters encode without allocating (bytea values scanned into an any stay
-// []byte). It sends no query.
+// typeNames are the types LoadTypes loads, as PostgreSQL names them: the two
+// domains and their array types.
+var typeNames = [...]string{"pgid.ulid", "pgid._ulid", "pgid.objectid", "pgid._objectid"}
+
+// AfterConnect calls [Register] and [LoadTypes] on conn. Its signature fits
+// pgxpool.Config.AfterConnect and stdlib.OptionAfterConnect; a connection to
+// a database without the pgid migrations fails with an error wrapping
+// [ErrNotMigrated].
+func AfterConnect(ctx context.Context, conn *pgx.Conn) error {
+	Register(conn.TypeMap())
+	return LoadTypes(ctx, conn)
+}
+
+// Register makes m know the PostgreSQL type of each ULID and ObjectID Go
+// type, for parameters and results whose type pgx does not know, and makes m
+// encode ObjectIDs into bytea in binary format without allocating: it
+// replaces m's bytea and bytea[] types with ones whose codec differs from
+// pgx's for ObjectIDs only. It sends no query and works on a database
+// without the pgid migrations. The package documentation lists what it
+// changes. Call it on each connection's map (conn.TypeMap()), or on a
+// pgtype.NewMap() used for pgtype.Map.SQLScanner.
 func Register(m *pgtype.Map) {
-	ulidtype.Register(m)
-	objectidtype.Register(m)
-	objectidtype.RegisterByteaCodec(m)
+	for _, v := range []any{
+		ulidtype.ULID{}, (*ulidtype.ULID)(nil), ulidtype.NullULID{},
+	} {
+		m.RegisterDefaultPgType(v, "uuid")
+	}
+	for _, v := range []any{
+		[]ulidtype.ULID(nil), []*ulidtype.ULID(nil), []ulidtype.NullULID(nil), []sql.Null[ulidtype.ULID](nil),
+		(*[]ulidtype.ULID)(nil), (*[]*ulidtype.ULID)(nil), (*[]ulidtype.NullULID)(nil), (*[]sql.Null[ulidtype.ULID])(nil),
+	} {
+		m.RegisterDefaultPgType(v, "_uuid")
+	}
+	for _, v := range []any{
+		objectidtype.ObjectID{}, (*objectidtype.ObjectID)(nil), objectidtype.NullObjectID{},
+		objectidtype.ShortID{}, (*objectidtype.ShortID)(nil),
+	} {
+		m.RegisterDefaultPgType(v, "bytea")
+	}
+	for _, v := range []any{
+		[]objectidtype.ObjectID(nil), []*objectidtype.ObjectID(nil), []objectidtype.NullObjectID(nil), []sql.Null[objectidtype.ObjectID](nil),
+		(*[]objectidtype.ObjectID)(nil), (*[]*objectidtype.ObjectID)(nil), (*[]objectidtype.NullObjectID)(nil), (*[]sql.Null[objectidtype.ObjectID])(nil),
+		[]objectidtype.ShortID(nil), []*objectidtype.ShortID(nil), []sql.Null[objectidtype.ShortID](nil),
+		(*[]objectidtype.ShortID)(nil), (*[]*objectidtype.ShortID)(nil), (*[]sql.Null[objectidtype.ShortID])(nil),
+	} {
+		m.RegisterDefaultPgType(v, "_bytea")
+	}
+	bytea := &pgtype.Type{Name: "bytea", OID: pgtype.ByteaOID, Codec: byteaCodec{}}
+	m.RegisterType(bytea)
+	m.RegisterType(&pgtype.Type{Name: "_bytea", OID: pgtype.ByteaArrayOID, Codec: &pgtype.ArrayCodec{ElementType: bytea}})
 }
 
 // LoadTypes loads pgid.ulid, pgid._ulid, pgid.objectid and pgid._objectid
-// from conn's database and registers them on conn's type map with the type
-// packages' codecs ([ulidtype.Codec], [objectidtype.Codec]): domain
-// parameters are encoded in binary, domain arrays (array_agg of a domain
-// column) scan into []ulidtype.ULID / []objectidtype.ObjectID, and domain
-// values scanned into an any come back as those types. It sends one query.
-// On a database without the pgid migrations it returns an error wrapping
-// [ErrNotMigrated].
+// from conn's database and registers them on conn's type map: domain
+// parameters then go in binary, domain arrays are read in binary, and a
+// domain array scanned into an any comes back as []any holding
+// [ulidtype.ULID] or [objectidtype.ObjectID] values. Single domain values
+// scanned into an any are unchanged (their result columns report the base
+// type). ObjectIDs encode into the objectid domain without allocating. It
+// sends one query. On a database without the pgid migrations it returns an
+// error wrapping [ErrNotMigrated].
 func LoadTypes(ctx context.Context, conn *pgx.Conn) error {
-	types, err := conn.LoadTypes(ctx, TypeNames)
+	types, err := conn.LoadTypes(ctx, typeNames[:])
 	if err != nil {
-		return fmt.Errorf("pgidpgx: load types %v: %w", TypeNames, err)
+		return fmt.Errorf("pgidpgx: load types %v: %w", typeNames, err)
 	}
 	// pgx's query simply returns no row for a name that does not exist.
-	for _, name := range TypeNames {
+	for _, name := range typeNames {
 		if !hasType(types, name) {
 			return fmt.Errorf("%w (missing %s)", ErrNotMigrated, name)
 		}
@@ -88,8 +146,8 @@ func LoadTypes(ctx context.Context, conn *pgx.Conn) error {
 	return nil
 }
 
-// withCodecs returns types with the domains' codecs replaced by the type
-// packages' ones, and their array types pointing at the replacements. pgx
+// withCodecs returns types with the domains' codecs replaced by this
+// package's ones, and their array types pointing at the replacements. pgx
 // returns each type under its qualified name and again under its bare name
 // (same OID), so the replacement goes by OID.
 func withCodecs(types []*pgtype.Type) []*pgtype.Type {
@@ -97,9 +155,9 @@ func withCodecs(types []*pgtype.Type) []*pgtype.Type {
 	for _, t := range types {
 		switch t.Name {
 		case "pgid.ulid":
-			codecs[t.OID] = ulidtype.Codec{}
+			codecs[t.OID] = ulidCodec{}
 		case "pgid.objectid":
-			codecs[t.OID] = objectidtype.Codec{}
+			codecs[t.OID] = objectIDCodec{}
 		}
 	}
 	out := make([]*pgtype.Type, len(types))
@@ -127,10 +185,21 @@ func hasType(types []*pgtype.Type, name string) bool {
 	return false
 }
 
-// AfterConnect calls [Register] and [LoadTypes] on conn. Its signature fits
-// pgxpool.Config.AfterConnect; a pool whose database lacks the migrations
-// fails to connect with an error wrapping [ErrNotMigrated].
-func AfterConnect(ctx context.Context, conn *pgx.Conn) error {
-	Register(conn.TypeMap())
-	return LoadTypes(ctx, conn)
+// DecodeUUIDAsULID makes m decode every uuid scanned into an any as a
+// [ulidtype.ULID] (nil for NULL) instead of [16]byte, and every uuid[] as
+// []any holding ULIDs: pgx.Rows.Values, pgx.RowToMap and Scan into an any,
+// for plain uuid and pgid.ulid columns alike (a domain's result column
+// reports uuid). Nothing else changes: typed scans and every encode are pgx's
+// uuid codec's. It is for programs whose uuid columns all hold ULIDs: any 16
+// bytes decode, so a UUIDv4 becomes a ULID with a meaningless time. It sends
+// no query; [AfterConnect] does not call it. In a pool:
+//
+//	cfg.AfterConnect = func(ctx context.Context, conn *pgx.Conn) error {
+//		pgidpgx.DecodeUUIDAsULID(conn.TypeMap())
+//		return pgidpgx.AfterConnect(ctx, conn)
+//	}
+func DecodeUUIDAsULID(m *pgtype.Map) {
+	t := &pgtype.Type{Name: "uuid", OID: pgtype.UUIDOID, Codec: ulidCodec{}}
+	m.RegisterType(t)
+	m.RegisterType(&pgtype.Type{Name: "_uuid", OID: pgtype.UUIDArrayOID, Codec: &pgtype.ArrayCodec{ElementType: t}})
 }

@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgtype"
+
+	"github.com/pgid/pgid/pgidpgx"
 	"github.com/pgid/pgid/ulidtype"
 )
 
@@ -52,24 +54,28 @@ func ExampleRange() {
 	// true
 }
 
-// ExampleRegister shows the pgx side without a server: ULID encodes as a
-// binary uuid, and with Register also where pgx does not know the parameter's
-// type (OID 0), such as a []ULID in QueryExecModeExec.
-func ExampleRegister() {
+// Example_pgx shows the pgx side without a server. A ULID encodes as a
+// binary uuid with no registration. Where pgx does not know the parameter's
+// type, such as a []ULID in QueryExecModeExec (OID 0), it needs
+// pgidpgx.Register, which pgidpgx.AfterConnect calls on every pooled
+// connection.
+func Example_pgx() {
 	m := pgtype.NewMap() // with a connection: conn.TypeMap()
-	ulidtype.Register(m)
-
 	id := ulidtype.MustParse("01GFGGMBFGB5WKXBN7S84ATRDG")
 	bin, _ := m.Encode(pgtype.UUIDOID, pgtype.BinaryFormatCode, id, nil)
 	fmt.Printf("%x\n", bin)
-	txt, _ := m.Encode(0, pgtype.TextFormatCode, []ulidtype.ULID{id}, nil)
-	fmt.Printf("%s\n", txt)
-
 	var back ulidtype.ULID
 	_ = m.Scan(pgtype.UUIDOID, pgtype.BinaryFormatCode, bin, &back)
 	fmt.Println(back)
+
+	_, err := m.Encode(0, pgtype.TextFormatCode, []ulidtype.ULID{id}, nil)
+	fmt.Println("[]ULID, OID 0, unregistered:", err != nil)
+	pgidpgx.Register(m)
+	txt, _ := m.Encode(0, pgtype.TextFormatCode, []ulidtype.ULID{id}, nil)
+	fmt.Printf("[]ULID, OID 0, registered: %s\n", txt)
 	// Output:
 	// 0183e10a2df059793eaea7ca08ad61b0
-	// {0183e10a-2df0-5979-3eae-a7ca08ad61b0}
 	// 01GFGGMBFGB5WKXBN7S84ATRDG
+	// []ULID, OID 0, unregistered: true
+	// []ULID, OID 0, registered: {0183e10a-2df0-5979-3eae-a7ca08ad61b0}
 }

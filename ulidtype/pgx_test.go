@@ -27,7 +27,7 @@ func TestPgxEncode(t *testing.T) {
 	for _, reg := range []bool{false, true} {
 		m := pgtype.NewMap()
 		if reg {
-			Register(m)
+			registerPgx(m)
 		}
 		tests := []struct {
 			oid    uint32
@@ -47,7 +47,7 @@ func TestPgxEncode(t *testing.T) {
 			{pgtype.UUIDArrayOID, pgtype.TextFormatCode, []NullULID{{ULID: u, Valid: true}, {}}, []byte("{" + vecText + ",NULL}")},
 			// OID 0: the text modes (QueryExecModeExec, SimpleProtocol) and
 			// parameters of unloaded domain types. The driver.Valuer path
-			// gives the UUID text even without Register.
+			// gives the UUID text even without pgidpgx.Register.
 			{0, pgtype.TextFormatCode, u, []byte(vecText)},
 			{0, pgtype.TextFormatCode, &u, []byte(vecText)},
 			{0, pgtype.TextFormatCode, NullULID{}, nil},
@@ -67,14 +67,14 @@ func TestPgxEncode(t *testing.T) {
 		if err != nil || !bytes.HasSuffix(got, append([]byte{0, 0, 0, 16}, u[:]...)) {
 			t.Errorf("binary uuid[] = %x, %v", got, err)
 		}
-		// Slices with OID 0 need Register to be known as uuid[].
+		// Slices with OID 0 need pgidpgx.Register to be known as uuid[].
 		got, err = m.Encode(0, pgtype.TextFormatCode, []ULID{u, u}, nil)
 		if reg {
 			if want := "{" + vecText + "," + vecText + "}"; err != nil || string(got) != want {
 				t.Errorf("registered []ULID with OID 0 = %q, %v; want %q", got, err, want)
 			}
 		} else if err == nil {
-			t.Errorf("unregistered []ULID with OID 0 encoded as %q; expected pgx to need Register", got)
+			t.Errorf("unregistered []ULID with OID 0 encoded as %q; expected pgx to need pgidpgx.Register", got)
 		}
 	}
 }
@@ -160,54 +160,5 @@ func TestPgxAllocs(t *testing.T) {
 	}
 	if dst != u {
 		t.Fatalf("scanned %v", dst)
-	}
-}
-
-func TestCodecDecodeValue(t *testing.T) {
-	u := vecULID
-	m := pgtype.NewMap()
-	// Without the codec, pgx decodes a uuid into any as [16]byte.
-	var a any
-	if err := m.Scan(pgtype.UUIDOID, pgtype.BinaryFormatCode, u[:], &a); err != nil {
-		t.Fatal(err)
-	}
-	if _, ok := a.([16]byte); !ok {
-		t.Fatalf("default decode into any: %T", a)
-	}
-	RegisterUUIDCodec(m)
-	for _, src := range []struct {
-		format int16
-		data   []byte
-	}{{pgtype.BinaryFormatCode, u[:]}, {pgtype.TextFormatCode, []byte(vecText)}} {
-		var a any
-		if err := m.Scan(pgtype.UUIDOID, src.format, src.data, &a); err != nil || a != u {
-			t.Errorf("format %d: decode into any = %#v (%T), %v", src.format, a, a, err)
-		}
-		if err := m.Scan(pgtype.UUIDOID, src.format, nil, &a); err != nil || a != nil {
-			t.Errorf("format %d: NULL into any = %#v, %v", src.format, a, err)
-		}
-		// Typed targets behave as before.
-		var p pgtype.UUID
-		if err := m.Scan(pgtype.UUIDOID, src.format, src.data, &p); err != nil || p.Bytes != u {
-			t.Errorf("format %d: pgtype.UUID scan = %v, %v", src.format, p, err)
-		}
-	}
-	arr, err := m.Encode(pgtype.UUIDArrayOID, pgtype.BinaryFormatCode, []ULID{u, u}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var vals any
-	if err := m.Scan(pgtype.UUIDArrayOID, pgtype.BinaryFormatCode, arr, &vals); err != nil {
-		t.Fatal(err)
-	}
-	if got, ok := vals.([]any); !ok || len(got) != 2 || got[0] != u {
-		t.Fatalf("uuid[] into any = %#v", vals)
-	}
-	// A corrupt value is an error, not a zero ULID.
-	if v, err := (Codec{}).DecodeValue(m, pgtype.UUIDOID, pgtype.BinaryFormatCode, []byte{1, 2, 3}); !errors.Is(err, ErrLength) {
-		t.Fatalf("DecodeValue of 3 bytes = %v, %v", v, err)
-	}
-	if v, err := (Codec{}).DecodeValue(m, pgtype.UUIDOID, pgtype.TextFormatCode, []byte("zz")); !errors.Is(err, ErrLength) {
-		t.Fatalf("DecodeValue of bad text = %v, %v", v, err)
 	}
 }
