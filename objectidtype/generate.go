@@ -47,9 +47,9 @@ const parityBit = 1 << 63
 // process restored twice from one memory snapshot (serverless snapshot-restore,
 // cloned virtual machines) keeps its value and its counter in both copies, and
 // copies that generate in the same second would make the same IDs. pgid
-// promises that copies stop doing so at the first ID each makes in a later
-// second of the clock than the last ID before the copy: from there on each copy
-// has a value of its own, so two copies make the same ID only as two unrelated
+// promises that copies stop doing so at the first ID each makes once its
+// clock has passed the seconds of the last ID made before the copy: from there
+// on each copy has a value of its own, so two copies make the same ID only as two unrelated
 // processes can, when their 40-bit values and counters meet in one second.
 // Within the second of the copy no generator can help, since ObjectIDs of one
 // second carry no per-ID randomness. This relies on crypto/rand returning
