@@ -90,11 +90,13 @@ type epoch struct {
 // value returns the epoch's unique value if it is the epoch of an ID at
 // second sec. Epochs start at strictly increasing seconds and an ID of an
 // epoch is always before the next epoch's first second, so a slot that was
-// written again since the ID's epoch starts after sec.
+// written again since the ID's epoch starts after sec. A unique value from a
+// later write is followed by a from of 0 or of that later epoch (set writes
+// from last), so reading from after unique is enough; from-1 <= sec also
+// rejects 0.
 func (e *epoch) value(sec uint64) (unique uint64, ok bool) {
-	from := e.from.Load()
 	unique = e.unique.Load()
-	return unique, from != 0 && from == e.from.Load() && from-1 <= sec
+	return unique, e.from.Load()-1 <= sec
 }
 
 // set writes the epoch; the caller holds the Generator's mu and the slot is
