@@ -21,7 +21,9 @@ func ExampleNew() {
 
 func ExampleNewGenerator() {
 	// A fixed clock and entropy make the IDs reproducible: 5 bytes of
-	// process-unique value, then the counter's 3-byte start.
+	// process-unique value, then the counter's 3-byte start. (A clock that
+	// moves to a new second would read 5 more bytes, a new process-unique
+	// value; a source that has run dry makes New panic.)
 	clock := func() time.Time { return time.Date(2011, 9, 14, 3, 34, 35, 0, time.UTC) }
 	entropy := bytes.NewReader([]byte{0x7c, 0xac, 0x81, 0xaf, 0x71, 0x36, 0x23, 0x6b})
 	g := objectidtype.NewGenerator(clock, entropy)

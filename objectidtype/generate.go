@@ -3,7 +3,9 @@ package objectidtype
 import (
 	crand "crypto/rand"
 	"encoding/binary"
+	"fmt"
 	"io"
+	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -12,14 +14,19 @@ import (
 // February 2106) and a full counter.
 const maxState = 1<<56 - 1
 
+// parityBit is the bit of Generator.state that names the epoch slot in use.
+const parityBit = 1 << 63
+
 // Generator makes ObjectIDs that strictly increase, safe for concurrent use
-// and lock-free.
+// and lock-free but for one short critical section per second of the clock.
+// Its zero value is ready to use, with the system clock and crypto/rand.
 //
 // Why monotonic: ObjectIDs are meant to be B-tree keys, and keys that always
-// grow turn each insert into an append at the right edge of the index, which
-// PostgreSQL fills completely. MongoDB's generators let the 24-bit counter
-// wrap around, so after 2^24 IDs in one second, or after the clock steps
-// back, a later ID can sort before an earlier one.
+// grow turn each insert into an append at the right edge of the index, whose
+// leaf pages PostgreSQL fills up to their fillfactor (90 by default; the
+// measured sizes are in docs/BENCHMARKS.md). MongoDB's generators let the
+// 24-bit counter wrap around, so after 2^24 IDs in one second, or after the
+// clock steps back, a later ID can sort before an earlier one.
 //
 // So here the seconds and the counter form one 56-bit number, and each new ID
 // takes the next one. Within a second the counter advances by one. When the
@@ -31,36 +38,92 @@ const maxState = 1<<56 - 1
 // and New never fails. (Only at the very end of the range, in February 2106,
 // does the generator stop advancing and repeat its last ID.)
 //
+// The 40-bit process-unique value is drawn on first use, together with the
+// counter's start, and drawn again each time the clock moves the seconds
+// forward, so it is unique to the process and the second rather than to the
+// process alone. Because it sits after the seconds, a new value at a new
+// second keeps the order; IDs that reach a second by carrying keep the value
+// of the second they carried from. The redraw is for copies of one process: a
+// process restored twice from one memory snapshot (serverless snapshot-restore,
+// cloned virtual machines) keeps its value and its counter in both copies, and
+// copies that generate in the same second would make the same IDs. pgid
+// promises that copies stop doing so at the first ID each makes once its
+// clock has passed the seconds of the last ID made before the copy: from there
+// on each copy has a value of its own, so two copies make the same ID only as two unrelated
+// processes can, when their 40-bit values and counters meet in one second.
+// Within the second of the copy no generator can help, since ObjectIDs of one
+// second carry no per-ID randomness. This relies on crypto/rand returning
+// different bytes in each copy, as described for ulidtype.Generator: Go's
+// crypto/rand keeps no state in the process, and Linux reseeds its own when a
+// hypervisor signals a restored or cloned virtual machine (vmgenid).
+//
 // Most programs use the package-level [New] and [Fill]; a Generator of one's
 // own is for injecting a clock or the random source (tests, backfills with
-// historical times). Create it with [NewGenerator]; the zero Generator has an
-// all-zero process-unique value.
+// historical times).
 type Generator struct {
-	clock  func() time.Time
-	unique uint64        // the 40-bit process-unique value, shifted left by 24
-	state  atomic.Uint64 // the last ID's seconds<<24 | counter
+	clock   func() time.Time // nil: time.Now
+	entropy io.Reader        // nil: crypto/rand
+
+	// state is the last ID's seconds<<24 | counter, with parityBit naming
+	// the epoch whose process-unique value it uses. 0: not started (after
+	// the start the parity is 1, and it changes only at a new clock second,
+	// which is never 0).
+	state atomic.Uint64
+
+	// An epoch is a run of seconds with one process-unique value. New
+	// epochs are written into the slot the current one does not use, under
+	// mu, before state names them.
+	epochs [2]epoch
+	mu     sync.Mutex // serializes starts and new epochs; guards buf
+	buf    [8]byte
 }
 
-// NewGenerator returns a Generator that reads the time from clock and its
-// 40-bit process-unique value and the counter's random start from entropy.
-// Both are read once, here. A nil clock means [time.Now]; a nil entropy, or
-// one that fails, means [crypto/rand].
+// epoch is one process-unique value and the first second it applies to. An
+// ID reads it after reserving its state, and the reader checks it is still
+// the epoch of the ID's seconds (see value): a slot is reused two epochs
+// later.
+type epoch struct {
+	from   atomic.Uint64 // the first second plus 1; 0 while being written
+	unique atomic.Uint64 // the 40-bit process-unique value, shifted left by 24
+}
+
+// value returns the epoch's unique value if it is the epoch of an ID at
+// second sec. Epochs start at strictly increasing seconds and an ID of an
+// epoch is always before the next epoch's first second, so a slot that was
+// written again since the ID's epoch starts after sec. A unique value from a
+// later write is followed by a from of 0 or of that later epoch (set writes
+// from last), so reading from after unique is enough; from-1 <= sec also
+// rejects 0.
+func (e *epoch) value(sec uint64) (unique uint64, ok bool) {
+	unique = e.unique.Load()
+	return unique, e.from.Load()-1 <= sec
+}
+
+// set writes the epoch; the caller holds the Generator's mu and the slot is
+// not the current epoch's.
+func (e *epoch) set(sec, unique uint64) {
+	e.from.Store(0)
+	e.unique.Store(unique)
+	e.from.Store(sec + 1)
+}
+
+// NewGenerator returns a Generator that reads the time from clock and random
+// bytes from entropy. A nil clock means [time.Now]; a nil entropy means
+// [crypto/rand], which makes it the same as the zero Generator.
+//
+// An entropy source is used as given, exactly as needed and never mixed or
+// read ahead: on first use 8 bytes (the 5-byte process-unique value and the
+// counter's 3-byte start), and 5 bytes (a new process-unique value) whenever
+// the clock moves the seconds forward. So a deterministic source makes
+// deterministic IDs. The source must never fail: New and Fill cannot return
+// an error, so if a read fails or comes up short (a [bytes.Reader] that has
+// run dry, for example) they panic with an error that wraps the reader's
+// error, rather than carry on with other entropy.
 func NewGenerator(clock func() time.Time, entropy io.Reader) *Generator {
-	var r [8]byte // 5 bytes process-unique value, 3 bytes counter start
-	if entropy == nil {
-		crand.Read(r[:]) // never fails since Go 1.24
-	} else if _, err := io.ReadFull(entropy, r[:]); err != nil {
-		crand.Read(r[:])
-	}
-	g := &Generator{clock: clock}
-	v := binary.BigEndian.Uint64(r[:])
-	g.unique = v >> 24 << 24
-	// The first ID takes the counter start itself: state is one below it.
-	g.state.Store((v - 1) & 0xFFFFFF)
-	return g
+	return &Generator{clock: clock, entropy: entropy}
 }
 
-var defaultGenerator = NewGenerator(nil, nil)
+var defaultGenerator Generator
 
 // New returns a new ObjectID for the current time from the package's
 // generator. It never fails, is safe for concurrent use, and each call returns
@@ -73,7 +136,8 @@ func Fill(dst []ObjectID) { defaultGenerator.Fill(dst) }
 
 // New returns the next ObjectID: larger than every earlier one from g.
 func (g *Generator) New() ObjectID {
-	return g.id(g.reserve(g.now(), 1))
+	v, unique := g.reserve(g.now(), 1)
+	return id(v, unique)
 }
 
 // Fill fills dst with strictly increasing ObjectIDs, reading the clock once
@@ -82,26 +146,109 @@ func (g *Generator) Fill(dst []ObjectID) {
 	if len(dst) == 0 {
 		return
 	}
-	first := g.reserve(g.now(), uint64(len(dst)))
+	first, unique := g.reserve(g.now(), uint64(len(dst)))
 	for i := range dst {
-		dst[i] = g.id(first + uint64(i))
+		dst[i] = id(first+uint64(i), unique)
 	}
 }
 
 // reserve claims n consecutive seconds<<24|counter values for a clock at
-// second now and returns the first. A failed compare-and-swap means another
-// call took values meanwhile, so some call always makes progress.
-func (g *Generator) reserve(now, n uint64) uint64 {
+// second now and returns the first with the process-unique value of their
+// epoch. Within a second it is lock-free: a failed compare-and-swap means
+// another call took values meanwhile, so some call always makes progress. A
+// new second, or the first use, goes through advance.
+func (g *Generator) reserve(now, n uint64) (first, unique uint64) {
 	for {
 		last := g.state.Load()
-		first := last + 1
-		if now > last>>24 {
+		if now > last>>24&(1<<32-1) || last == 0 {
+			return g.advance(now, n)
+		}
+		first, next := claim(last, n)
+		if !g.state.CompareAndSwap(last, next) {
+			continue
+		}
+		if unique, ok := g.epochs[last>>63].value(min(first, maxState) >> 24); ok {
+			return first, unique
+		}
+		// The epoch of this reservation was overwritten while this call
+		// was held up between its compare-and-swap and its read of the
+		// epoch, two epochs ago: the values are left unused and the call
+		// reserves afresh.
+	}
+}
+
+// claim returns the first of n values after state last and the state that
+// claims them, which saturates at maxState.
+func claim(last, n uint64) (first, next uint64) {
+	first = last&maxState + 1
+	return first, last&parityBit | min(first+n-1, maxState)
+}
+
+// advance reserves n values for a clock at second now under g.mu: on first
+// use it draws the process-unique value and the counter's start, and when
+// now is past the last ID's seconds it starts a new epoch with a new
+// process-unique value.
+func (g *Generator) advance(now, n uint64) (first, unique uint64) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	last := g.state.Load()
+	if last != 0 && now <= last>>24&(1<<32-1) {
+		return g.claimLocked(last, n) // another call got here first
+	}
+	// The new epoch goes into the slot the current one does not use. Its
+	// previous epoch, two ago, may still be read by a call held up since
+	// its reservation; value tells such a call to reserve again.
+	slot := last>>63 ^ 1
+	var start uint64
+	if last == 0 {
+		g.read(8) // the process-unique value and the counter's start
+		start = uint64(g.buf[5])<<16 | uint64(g.buf[6])<<8 | uint64(g.buf[7])
+	} else {
+		g.read(5)
+	}
+	unique = uint64(g.buf[0])<<56 | uint64(g.buf[1])<<48 | uint64(g.buf[2])<<40 |
+		uint64(g.buf[3])<<32 | uint64(g.buf[4])<<24
+	g.epochs[slot].set(now, unique)
+	for {
+		if last != 0 {
 			// A new second: the counter goes on in its lower half.
-			first = now<<24 | first&0x7FFFFF
+			start = (last + 1) & 0x7FFFFF
 		}
-		if g.state.CompareAndSwap(last, first+n-1) {
-			return first
+		first = now<<24 | start
+		if g.state.CompareAndSwap(last, slot<<63|min(first+n-1, maxState)) {
+			return first, unique
 		}
+		// Calls in the old second took values meanwhile: start after them.
+		last = g.state.Load()
+		if now <= last>>24&(1<<32-1) {
+			// They carried into this second: no new epoch after all.
+			return g.claimLocked(last, n)
+		}
+	}
+}
+
+// claimLocked reserves n values after state last in the current epoch. The
+// caller holds g.mu, so the epoch cannot change.
+func (g *Generator) claimLocked(last, n uint64) (first, unique uint64) {
+	for {
+		first, next := claim(last, n)
+		if g.state.CompareAndSwap(last, next) {
+			unique, _ := g.epochs[last>>63].value(min(first, maxState) >> 24)
+			return first, unique
+		}
+		last = g.state.Load()
+	}
+}
+
+// read fills the first n bytes of g.buf from the entropy source. The caller
+// holds g.mu.
+func (g *Generator) read(n int) {
+	if g.entropy == nil {
+		crand.Read(g.buf[:n]) // never fails since Go 1.24
+		return
+	}
+	if _, err := io.ReadFull(g.entropy, g.buf[:n]); err != nil {
+		panic(fmt.Errorf("objectidtype: Generator entropy failed, and New cannot return an error: %w", err))
 	}
 }
 
@@ -113,11 +260,11 @@ func (g *Generator) now() uint64 {
 	return clampUnix(g.clock())
 }
 
-// id builds the ObjectID for state v; past maxState, in 2106, it stays at
-// the end.
-func (g *Generator) id(v uint64) (o ObjectID) {
+// id builds the ObjectID for state v and process-unique value unique; past
+// maxState, in 2106, it stays at the end.
+func id(v, unique uint64) (o ObjectID) {
 	v = min(v, maxState)
 	binary.BigEndian.PutUint32(o[:4], uint32(v>>24))
-	binary.BigEndian.PutUint64(o[4:], g.unique|v&0xFFFFFF)
+	binary.BigEndian.PutUint64(o[4:], unique|v&0xFFFFFF)
 	return o
 }

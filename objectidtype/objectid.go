@@ -2,8 +2,9 @@
 // identifier that is stored in a PostgreSQL bytea column and written as 24
 // lower-case hex digits.
 //
-// An ObjectID is a 32-bit Unix time in seconds, a 40-bit random value chosen
-// once per process and a 24-bit counter, all big-endian. Byte order is
+// An ObjectID is a 32-bit Unix time in seconds, a 40-bit random value unique
+// to the process (drawn again when the clock enters a new second, see
+// [Generator]) and a 24-bit counter, all big-endian. Byte order is
 // therefore time order, in Go ([ObjectID.Compare], ==) and in PostgreSQL,
 // where bytea values compare with memcmp: a range scan on a bytea primary key
 // answers "rows created between t1 and t2" without a created_at column (see

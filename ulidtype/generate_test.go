@@ -3,54 +3,24 @@ package ulidtype
 import (
 	"bytes"
 	"errors"
+	"fmt"
+	"io"
 	"math/big"
+	"math/rand/v2"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/pgid/pgid/internal/testclock"
 )
-
-// fakeClock is a settable clock that counts its reads.
-type fakeClock struct {
-	mu    sync.Mutex
-	t     time.Time
-	reads int
-}
-
-func (c *fakeClock) now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.reads++
-	return c.t
-}
-
-func (c *fakeClock) set(t time.Time) {
-	c.mu.Lock()
-	c.t = t
-	c.mu.Unlock()
-}
-
-// constReader returns an endless stream of one byte.
-type constReader byte
-
-func (r constReader) Read(p []byte) (int, error) {
-	for i := range p {
-		p[i] = byte(r)
-	}
-	return len(p), nil
-}
-
-// failingReader always fails.
-type failingReader struct{}
-
-func (failingReader) Read([]byte) (int, error) { return 0, errors.New("entropy source down") }
 
 func asInt(u ULID) *big.Int { return new(big.Int).SetBytes(u[:]) }
 
 func TestGeneratorSameMillisecond(t *testing.T) {
 	start := time.UnixMilli(1700000000123)
-	clk := &fakeClock{t: start}
-	g := NewGenerator(clk.now, nil)
+	clk := testclock.New(start)
+	g := NewGenerator(clk.Now, nil)
 	prev := g.New()
 	if prev.Timestamp() != 1700000000123 {
 		t.Fatalf("timestamp %d", prev.Timestamp())
@@ -84,7 +54,7 @@ func TestGeneratorSameMillisecond(t *testing.T) {
 		t.Fatalf("only %d distinct increments in 10000", len(incs))
 	}
 	// A new millisecond starts afresh.
-	clk.set(start.Add(time.Millisecond))
+	clk.Set(start.Add(time.Millisecond))
 	u := g.New()
 	if u.Timestamp() != 1700000000124 {
 		t.Fatalf("timestamp after tick = %d", u.Timestamp())
@@ -95,10 +65,10 @@ func TestGeneratorSameMillisecond(t *testing.T) {
 }
 
 func TestGeneratorClockStepsBack(t *testing.T) {
-	clk := &fakeClock{t: time.UnixMilli(5000)}
-	g := NewGenerator(clk.now, nil)
+	clk := testclock.New(time.UnixMilli(5000))
+	g := NewGenerator(clk.Now, nil)
 	a := g.New()
-	clk.set(time.UnixMilli(1000)) // four seconds back
+	clk.Set(time.UnixMilli(1000)) // four seconds back
 	b := g.New()
 	c := g.New()
 	if b.Compare(a) <= 0 || c.Compare(b) <= 0 {
@@ -107,7 +77,7 @@ func TestGeneratorClockStepsBack(t *testing.T) {
 	if b.Timestamp() != 5000 || c.Timestamp() != 5000 {
 		t.Fatalf("timestamps %d %d, want the last one (5000)", b.Timestamp(), c.Timestamp())
 	}
-	clk.set(time.UnixMilli(5001))
+	clk.Set(time.UnixMilli(5001))
 	if d := g.New(); d.Timestamp() != 5001 || d.Compare(c) <= 0 {
 		t.Fatalf("after the clock caught up: %s (ts %d)", d, d.Timestamp())
 	}
@@ -116,8 +86,8 @@ func TestGeneratorClockStepsBack(t *testing.T) {
 func TestGeneratorEntropyOverflowCarries(t *testing.T) {
 	// Entropy of all ones: the first ULID of millisecond 42 has sequence
 	// 0x7FFF, the last start the generator ever picks.
-	clk := &fakeClock{t: time.UnixMilli(42)}
-	g := NewGenerator(clk.now, constReader(0xFF))
+	clk := testclock.New(time.UnixMilli(42))
+	g := NewGenerator(clk.Now, testclock.ConstReader(0xFF))
 	a := g.New()
 	if want := MustParse("000000001AFZZZZZZZZZZZZZZZ"); a != want {
 		t.Fatalf("first = %s, want %s", a, want)
@@ -149,7 +119,7 @@ func TestGeneratorEntropyOverflowCarries(t *testing.T) {
 	}
 	// With random entropy, from near 2^80 a run in one millisecond stays
 	// strictly increasing and moves the time forward only by carries.
-	g = NewGenerator(clk.now, nil)
+	g = NewGenerator(clk.Now, nil)
 	g.last = 42<<16 | 0xFFF0
 	prev := fromHalves(42<<16|0xFFF0, ^uint64(0))
 	for range 1 << 10 {
@@ -171,13 +141,13 @@ func (u ULID) nextTop(lo uint64) ULID {
 }
 
 func TestGeneratorClamps(t *testing.T) {
-	clk := &fakeClock{t: time.Date(1960, 1, 1, 0, 0, 0, 0, time.UTC)}
-	g := NewGenerator(clk.now, nil)
+	clk := testclock.New(time.Date(1960, 1, 1, 0, 0, 0, 0, time.UTC))
+	g := NewGenerator(clk.Now, nil)
 	if u := g.New(); u.Timestamp() != 0 {
 		t.Fatalf("before the epoch: timestamp %d, want 0", u.Timestamp())
 	}
-	clk.set(time.UnixMilli(1 << 50))
-	g = NewGenerator(clk.now, constReader(0xFF))
+	clk.Set(time.UnixMilli(1 << 50))
+	g = NewGenerator(clk.Now, testclock.ConstReader(0xFF))
 	if u := g.New(); u != MustParse("7ZZZZZZZZZFZZZZZZZZZZZZZZZ") {
 		t.Fatalf("past year 10889: %s", u)
 	}
@@ -195,36 +165,185 @@ func TestGeneratorClamps(t *testing.T) {
 }
 
 func TestGeneratorEntropy(t *testing.T) {
-	clk := &fakeClock{t: time.UnixMilli(1700000000000)}
+	clk := testclock.New(time.UnixMilli(1700000000000))
 	// Injected entropy is used as given.
-	u := NewGenerator(clk.now, constReader(0xAB)).New()
+	u := NewGenerator(clk.Now, testclock.ConstReader(0xAB)).New()
 	if !bytes.Equal(u[6:], append([]byte{0x2B}, bytes.Repeat([]byte{0xAB}, 9)...)) {
 		t.Fatalf("injected entropy not used: %x", u[:])
 	}
-	// A failing source falls back to crypto/rand instead of failing.
-	g := NewGenerator(clk.now, failingReader{})
-	a := g.New()
-	clk.set(time.UnixMilli(1700000000001))
-	b := g.New()
-	if b.Compare(a) <= 0 || bytes.Equal(a[6:], b[6:]) || bytes.Equal(a[6:], make([]byte, 10)) {
-		t.Fatalf("fallback entropy: %x %x", a, b)
-	}
 	// Two default generators draw different entropy.
-	x, y := NewGenerator(clk.now, nil).New(), NewGenerator(clk.now, nil).New()
+	x, y := NewGenerator(clk.Now, nil).New(), NewGenerator(clk.Now, nil).New()
 	if x == y {
 		t.Fatal("two generators made the same ULID")
 	}
 }
 
+// TestGeneratorEntropyExact: an injected source gives exactly 10 bytes to
+// the first ULID of a millisecond and 8 to each next one, in order, and
+// nothing else is read or mixed in.
+func TestGeneratorEntropyExact(t *testing.T) {
+	src := make([]byte, 10+8+10)
+	for i := range src {
+		src[i] = byte(0xF0 + i) // the first byte's top bit is set: it is cleared
+	}
+	r := bytes.NewReader(src)
+	clk := testclock.New(time.UnixMilli(0x0102030405))
+	g := NewGenerator(clk.Now, r)
+	want := []string{
+		"00010203040570f1f2f3f4f5f6f7f8f9", // first of the millisecond: 10 bytes, top bit cleared
+		"00010203040570f2fafbfcfdfeff0001", // next: top 16 bits + 1, then 8 bytes
+		"00010203040602030405060708090a0b", // new millisecond: the next 10 bytes
+	}
+	for i, w := range want {
+		if i == 2 {
+			clk.Add(time.Millisecond)
+		}
+		u := g.New()
+		if got := fmt.Sprintf("%x", u[:]); got != w {
+			t.Fatalf("ULID %d = %s, want %s", i, got, w)
+		}
+	}
+	if r.Len() != 0 {
+		t.Fatalf("%d bytes left unread", r.Len())
+	}
+	// Generators with the same endless source agree far past the reseed
+	// interval of the default entropy: nothing from crypto/rand is mixed in.
+	a := NewGenerator(clk.Now, rand.NewChaCha8([32]byte{1}))
+	b := NewGenerator(clk.Now, rand.NewChaCha8([32]byte{1}))
+	ids := make([]ULID, 3*reseedEvery)
+	a.Fill(ids)
+	for i, u := range ids {
+		if v := b.New(); u != v {
+			t.Fatalf("ULID %d: %s from Fill, %s from New with the same source", i, u, v)
+		}
+	}
+}
+
+// TestGeneratorEntropyFails: a source that fails or runs dry is rejected
+// loudly, with a panic wrapping its error, instead of being replaced by
+// other entropy; the generator stays usable for a later call.
+func TestGeneratorEntropyFails(t *testing.T) {
+	clk := testclock.New(time.UnixMilli(1700000000000))
+	mustPanic := func(name string, target error, f func()) {
+		t.Helper()
+		defer func() {
+			t.Helper()
+			err, _ := recover().(error)
+			if !errors.Is(err, target) {
+				t.Fatalf("%s: recovered %v, want an error wrapping %v", name, err, target)
+			}
+		}()
+		f()
+	}
+	g := NewGenerator(clk.Now, testclock.FailingReader{})
+	mustPanic("New", testclock.ErrEntropy, func() { g.New() })
+	mustPanic("Fill", testclock.ErrEntropy, func() { g.Fill(make([]ULID, 3)) })
+	// The lock was released: the generator still answers (and panics again).
+	mustPanic("New again", testclock.ErrEntropy, func() { g.New() })
+
+	// 16 bytes are one ULID and not quite a second one.
+	g = NewGenerator(clk.Now, bytes.NewReader(make([]byte, 16)))
+	g.New()
+	mustPanic("dry reader", io.ErrUnexpectedEOF, func() { g.New() })
+	g = NewGenerator(clk.Now, bytes.NewReader(nil))
+	mustPanic("empty reader", io.EOF, func() { g.New() })
+}
+
+// cloneOf returns a Generator in the state g is in, as a process restored
+// from a memory snapshot of g would be.
+func cloneOf(t *testing.T, g *Generator) *Generator {
+	t.Helper()
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	c := &Generator{clock: g.clock, entropy: g.entropy, last: g.last, left: g.left, reseedAt: g.reseedAt, buf: g.buf}
+	state, err := g.chacha.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.chacha.UnmarshalBinary(state); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// TestGeneratorCloneDiverges simulates a process restored twice from one
+// snapshot: both copies continue the same ChaCha8 stream and make the same
+// ULIDs in the same millisecond, but only until the reseed from crypto/rand,
+// at most reseedEvery ULIDs later, or at once when the clock is a second past
+// the last reseed.
+func TestGeneratorCloneDiverges(t *testing.T) {
+	clk := testclock.New(time.UnixMilli(1700000000000))
+	g := NewGenerator(clk.Now, nil)
+	for _, made := range []int{1, 100, reseedEvery - 1, reseedEvery, reseedEvery + 500} {
+		g.Fill(make([]ULID, made))
+		a, b := g, cloneOf(t, g)
+		shared := a.left // the ULIDs both copies make before they reseed
+		if shared < 1 || shared > reseedEvery {
+			t.Fatalf("after %d: %d ULIDs to the reseed, want 1..%d", made, shared, reseedEvery)
+		}
+		for i := range shared {
+			if u, v := a.New(), b.New(); u != v {
+				t.Fatalf("after %d: copies differ at ULID %d of %d before the reseed", made, i, shared)
+			}
+		}
+		for i := range 100 {
+			if u, v := a.New(), b.New(); u == v {
+				t.Fatalf("after %d: copies still agree %d ULIDs after the reseed: %s", made, i, u)
+			}
+		}
+		g = a
+	}
+
+	// The clock rule: copies agree until the clock is a second past the last
+	// reseed, and differ from the first ULID after that.
+	g = NewGenerator(clk.Now, nil)
+	g.New() // reseeds at the current millisecond
+	c := cloneOf(t, g)
+	clk.Add(reseedAfterMs*time.Millisecond - time.Millisecond)
+	if u, v := g.New(), c.New(); u != v {
+		t.Fatalf("copies differ before the clock rule applies: %s %s", u, v)
+	}
+	clk.Add(time.Millisecond)
+	if u, v := g.New(), c.New(); u == v {
+		t.Fatalf("copies agree a second after the reseed: %s", u)
+	}
+	// Fill follows the same rules.
+	c = cloneOf(t, g)
+	x, y := make([]ULID, 2*reseedEvery), make([]ULID, 2*reseedEvery)
+	shared := g.left
+	g.Fill(x)
+	c.Fill(y)
+	for i := range x {
+		if same := x[i] == y[i]; same != (i < shared) {
+			t.Fatalf("Fill: ULID %d equal = %v, %d shared before the reseed", i, same, shared)
+		}
+	}
+}
+
+func TestGeneratorAllocs(t *testing.T) {
+	g := NewGenerator(nil, nil)
+	ids := make([]ULID, 100)
+	for name, f := range map[string]func(){
+		"New":           func() { sinkULID = New() },
+		"Generator.New": func() { sinkULID = g.New() },
+		"Fill":          func() { Fill(ids) },
+	} {
+		// 3,000 runs cross reseeds of the entropy.
+		if n := testing.AllocsPerRun(3000, f); n != 0 {
+			t.Errorf("%s: %v allocations, want 0", name, n)
+		}
+	}
+}
+
 func TestFill(t *testing.T) {
-	clk := &fakeClock{t: time.UnixMilli(1700000000000)}
-	g := NewGenerator(clk.now, nil)
+	clk := testclock.New(time.UnixMilli(1700000000000))
+	g := NewGenerator(clk.Now, nil)
 	first := g.New()
-	clk.reads = 0
+	clk.ResetReads()
 	ids := make([]ULID, 5000)
 	g.Fill(ids)
-	if clk.reads != 1 {
-		t.Fatalf("Fill read the clock %d times, want 1", clk.reads)
+	if clk.Reads() != 1 {
+		t.Fatalf("Fill read the clock %d times, want 1", clk.Reads())
 	}
 	prev := first
 	for i, u := range ids {
@@ -314,19 +433,11 @@ func TestConcurrent(t *testing.T) {
 	}
 }
 
-// zeroReader returns zero bytes forever.
-type zeroReader struct{}
-
-func (zeroReader) Read(p []byte) (int, error) {
-	clear(p)
-	return len(p), nil
-}
-
 // At the epoch (or before, clamped to it) with zero entropy the state starts
 // at zero, which must not be mistaken for "unused": the IDs still increase
 // and none is the nil ID.
 func TestGeneratorAtEpoch(t *testing.T) {
-	g := NewGenerator(func() time.Time { return time.Unix(0, 0) }, zeroReader{})
+	g := NewGenerator(func() time.Time { return time.Unix(0, 0) }, testclock.ConstReader(0))
 	var prev ULID
 	for i := range 5 {
 		u := g.New()

@@ -3,6 +3,8 @@ package ulidtype
 import (
 	"testing"
 	"time"
+
+	"github.com/pgid/pgid/internal/testclock"
 )
 
 func TestMinMaxAt(t *testing.T) {
@@ -15,8 +17,8 @@ func TestMinMaxAt(t *testing.T) {
 		t.Fatalf("timestamps %d %d", lo.Timestamp(), hi.Timestamp())
 	}
 	// Every ID of that millisecond lies in [MinAt, MaxAt]; the neighbours don't.
-	clk := &fakeClock{t: at}
-	g := NewGenerator(clk.now, nil)
+	clk := testclock.New(at)
+	g := NewGenerator(clk.Now, nil)
 	for range 1000 {
 		u := g.New()
 		if u.Compare(lo) < 0 || u.Compare(hi) > 0 {
@@ -40,12 +42,12 @@ func TestMinMaxAt(t *testing.T) {
 
 func TestRange(t *testing.T) {
 	base := time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
-	clk := &fakeClock{t: base}
-	g := NewGenerator(clk.now, nil)
+	clk := testclock.New(base)
+	g := NewGenerator(clk.Now, nil)
 	// IDs at base + 0, 1, 2, ... 9 ms, three per millisecond.
 	var ids []ULID
 	for ms := range 10 {
-		clk.set(base.Add(time.Duration(ms) * time.Millisecond))
+		clk.Set(base.Add(time.Duration(ms) * time.Millisecond))
 		for range 3 {
 			ids = append(ids, g.New())
 		}
