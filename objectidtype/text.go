@@ -4,7 +4,6 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"errors"
-	"fmt"
 	"strconv"
 	"strings"
 
@@ -19,9 +18,11 @@ var (
 	ErrLength = errors.New("objectidtype: invalid length")
 	// ErrCharacter: the input holds a character its form does not allow.
 	ErrCharacter = errors.New("objectidtype: invalid character")
-	// ErrNull: SQL NULL or JSON null was stored into a plain ObjectID; use
-	// [NullObjectID], sql.Null[ObjectID] or *ObjectID for nullable values.
-	ErrNull = errors.New("objectidtype: NULL into ObjectID")
+	// ErrNull: SQL NULL was scanned into a plain ObjectID or ShortID; use
+	// [NullObjectID], sql.Null[ObjectID] or *ObjectID (*ShortID) for
+	// nullable columns. (JSON null leaves a plain ObjectID unchanged, as
+	// encoding/json does for other values.)
+	ErrNull = errors.New("objectidtype: NULL")
 	// ErrScanType: Scan was given a Go type that cannot hold an ObjectID.
 	ErrScanType = errors.New("objectidtype: unsupported scan source")
 )
@@ -58,22 +59,6 @@ const shortAlphabet = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTU
 // shortEncoding encodes 12 bytes as exactly 16 characters of 6 bits each,
 // most significant first, so there is neither padding nor leftover bits.
 var shortEncoding = base64.NewEncoding(shortAlphabet).WithPadding(base64.NoPadding).Strict()
-
-// decodeHexTable maps a byte to its hex value, case-insensitively, or to
-// 0xFF for bytes that are not hex digits.
-var decodeHexTable = func() (t [256]byte) {
-	for i := range t {
-		t[i] = 0xFF
-	}
-	for i := range 10 {
-		t['0'+i] = byte(i)
-	}
-	for i := range 6 {
-		t['a'+i] = byte(10 + i)
-		t['A'+i] = byte(10 + i)
-	}
-	return t
-}()
 
 // Parse parses an ObjectID in either of its text forms:
 //
@@ -120,7 +105,7 @@ func parse[T string | []byte](s T) (ObjectID, error) {
 func decodeHex(a *[hexLen]byte) (o ObjectID, ok bool) {
 	var bad byte
 	for i := range o {
-		hi, lo := decodeHexTable[a[2*i]], decodeHexTable[a[2*i+1]]
+		hi, lo := idtext.HexValue[a[2*i]], idtext.HexValue[a[2*i+1]]
 		bad |= hi | lo
 		o[i] = hi<<4 | lo
 	}
@@ -139,7 +124,7 @@ func decodeShort(a *[shortLen]byte) (o ObjectID, ok bool) {
 func parseError(s string) error {
 	switch len(s) {
 	case hexLen:
-		return charError(s, "hex digit", func(_ int, c byte) bool { return decodeHexTable[c] != 0xFF })
+		return charError(s, "hex digit", func(_ int, c byte) bool { return idtext.IsHex(c) })
 	case shortLen:
 		return charError(s, "short-form character (0-9, a-z, A-Z, '-' or '_')",
 			func(_ int, c byte) bool { return strings.IndexByte(shortAlphabet, c) >= 0 })
@@ -232,27 +217,19 @@ func (o ObjectID) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON implements the [encoding/json.Unmarshaler] interface. It
-// accepts a JSON string in either form [Parse] does. JSON null is an error
-// wrapping [ErrNull], since an ObjectID cannot be null: use [NullObjectID] or
-// *ObjectID. On error o is left unchanged.
+// accepts a JSON string in either form [Parse] does. JSON null leaves o
+// unchanged and is no error, as encoding/json treats null for any non-pointer
+// value (time.Time does the same); to tell null from an ID, use
+// [NullObjectID] or *ObjectID. On error o is left unchanged.
 func (o *ObjectID) UnmarshalJSON(data []byte) error {
-	s, err := jsonString(data)
-	if err != nil {
-		return err
-	}
-	return o.UnmarshalText(s)
-}
-
-// jsonString returns the contents of the JSON string data.
-func jsonString(data []byte) ([]byte, error) {
-	if string(data) == "null" {
-		return nil, fmt.Errorf("%w: JSON null; use NullObjectID or *ObjectID", ErrNull)
-	}
 	s, err := idtext.JSONString(data)
 	if err != nil {
-		return nil, &ParseError{Input: string(data), Pos: -1, Err: ErrCharacter, Msg: err.Error()}
+		if err == idtext.ErrNullJSON {
+			return nil
+		}
+		return &ParseError{Input: string(data), Pos: -1, Err: ErrCharacter, Msg: err.Error()}
 	}
-	return s, nil
+	return o.UnmarshalText(s)
 }
 
 // ShortID is an ObjectID whose text and JSON form is the 16-character short
@@ -266,7 +243,8 @@ func jsonString(data []byte) ([]byte, error) {
 //	id = objectidtype.ObjectID(item.ID)
 //
 // Its text and JSON decoding accept both forms, like [Parse]; use *ShortID for
-// a nullable JSON field. In databases it is stored exactly like an ObjectID.
+// a nullable JSON field or column (JSON null leaves a plain ShortID
+// unchanged, and NullObjectID would write hex). In databases it is stored exactly like an ObjectID.
 // The short form does not sort like the ID: compare ObjectIDs instead.
 type ShortID ObjectID
 
