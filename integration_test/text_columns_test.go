@@ -62,7 +62,7 @@ func TestScanTextAndBytea(t *testing.T) {
 				{"SELECT '\\x" + o.Hex() + "'::pgid.objectid", true, nil},
 				{"SELECT convert_to('" + o.Hex() + "', 'UTF8')", false, objectidtype.ErrLength},   // a 24-byte bytea
 				{"SELECT convert_to('" + o.Short() + "', 'UTF8')", false, objectidtype.ErrLength}, // a 16-byte bytea
-				{"SELECT convert_to('hello world!', 'UTF8')", true, nil},                           // a 12-byte bytea is raw bytes
+				{"SELECT convert_to('hello world!', 'UTF8')", true, nil},                          // a 12-byte bytea is raw bytes
 			} {
 				want := o
 				if c.sql == "SELECT convert_to('hello world!', 'UTF8')" {
