@@ -107,10 +107,24 @@ func errNullShort() error {
 }
 
 // Value implements the [database/sql/driver.Valuer] interface. It returns the
-// raw 12 bytes, which every driver binds to a bytea column, to a
-// pgid.objectid domain column and to a parameter of unknown type alike. (A
-// string would not do: lib/pq stores a string bound to bytea as its literal
-// characters.)
+// raw 12 bytes, the one form that binds correctly to a plain bytea parameter
+// in every driver: lib/pq hex-encodes a []byte for bytea's OID (a string
+// would be stored as its characters, `\x4e70…` as 26 bytes), and pgx sends
+// the bytes as bytea.
+//
+// lib/pq, unless binary_parameters=yes, sends a []byte for a parameter of any
+// other type raw, as text, and Value cannot know the parameter's type. That
+// includes an uncast pgid.objectid domain parameter. The server then reads
+// the 12 bytes as UTF-8 text: 0x00 and invalid UTF-8 are refused (22021) and
+// backslash escapes fail the domain's 12-byte CHECK, but valid non-ASCII
+// UTF-8 is converted to the database encoding. In UTF8 and SQL_ASCII
+// databases nothing changes; in EUC_JP, EUC_KR and EUC_CN some IDs keep
+// their length and are stored as a different ID without an error
+// (6b032f597e0944624d52ce91 as …52a6a1 in EUC_JP). With lib/pq, cast such
+// parameters ($1::bytea) or connect with binary_parameters=yes; pgx and its
+// stdlib need neither. Bound to a text parameter, lib/pq's raw bytes are
+// refused or stored as text that no Scan reads back as an ID; pgx sends
+// [ObjectID.TextValue].
 func (o ObjectID) Value() (driver.Value, error) {
 	return o[:], nil
 }
