@@ -57,29 +57,19 @@ func (o *ObjectID) scanBytes(src []byte) error {
 // scanText stores the ObjectID that the text value s holds into o: a form
 // [Parse] takes, or `\x` and 24 hex digits. It serves Scan and ScanText.
 func (o *ObjectID) scanText(s string) error {
-	var v ObjectID
-	var err error
-	switch {
-	case len(s) == byteaTextLen:
-		var a [hexLen]byte
-		copy(a[:], s[2:])
-		var ok bool
-		if v, ok = decodeHex(&a); !ok || s[0] != '\\' || s[1] != 'x' {
-			err = charError(s, `bytea's hex text (\x and 24 hex digits)`, isByteaTextChar)
+	switch len(s) {
+	case byteaTextLen:
+		if s[0] == '\\' && s[1] == 'x' && decodeHex(s[2:], o) {
+			return nil
 		}
-	case len(s) == hexLen || len(s) == shortLen:
-		v, err = parse(s)
-	default:
-		err = &ParseError{
-			Input: s, Pos: -1, Err: ErrLength,
-			Msg: "invalid length " + strconv.Itoa(len(s)) + `, want 24 (hex), 16 (short form) or 26 (\x and hex, a bytea's text)`,
-		}
+		return charError(s, `bytea's hex text (\x and 24 hex digits)`, isByteaTextChar)
+	case hexLen, shortLen:
+		return parse(s, o)
 	}
-	if err != nil {
-		return err
+	return &ParseError{
+		Input: s, Pos: -1, Err: ErrLength,
+		Msg: "invalid length " + strconv.Itoa(len(s)) + `, want 24 (hex), 16 (short form) or 26 (\x and hex, a bytea's text)`,
 	}
-	*o = v
-	return nil
 }
 
 // isByteaTextChar reports whether c may stand at offset i of a 12-byte

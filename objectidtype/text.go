@@ -69,7 +69,18 @@ var shortEncoding = base64.NewEncoding(shortAlphabet).WithPadding(base64.NoPaddi
 // Anything else is rejected: other lengths ([ErrLength]) and characters
 // outside the form, including '+', '/' and '=' in the short form
 // ([ErrCharacter]).
-func Parse(s string) (ObjectID, error) { return parse(s) }
+func Parse(s string) (o ObjectID, err error) {
+	err = parseString(s, &o)
+	return o, err
+}
+
+// parseString is parse for strings, kept out of line so that Parse inlines
+// into its callers without the generic call: inlined into another package,
+// that call would move the result to the heap. (ulidtype.Parse does the
+// same.)
+//
+//go:noinline
+func parseString(s string, o *ObjectID) error { return parse(s, o) }
 
 // MustParse is like [Parse] but panics on error. It is meant for constants in
 // tests and initializers.
@@ -81,43 +92,52 @@ func MustParse(s string) ObjectID {
 	return o
 }
 
-// parse serves both strings and byte slices without copying either to the
-// heap.
-func parse[T string | []byte](s T) (ObjectID, error) {
+// parse decodes s, in either text form, into *o. It serves both strings and
+// byte slices without copying either, and writes *o only on success.
+func parse[T string | []byte](s T, o *ObjectID) error {
 	switch len(s) {
 	case hexLen:
-		var a [hexLen]byte
-		copy(a[:], s)
-		if o, ok := decodeHex(&a); ok {
-			return o, nil
+		if decodeHex(s, o) {
+			return nil
 		}
 	case shortLen:
-		var a [shortLen]byte
-		copy(a[:], s)
-		if o, ok := decodeShort(&a); ok {
-			return o, nil
+		if decodeShort(s, o) {
+			return nil
 		}
 	}
-	return ObjectID{}, parseError(string(s))
+	return parseError(string(s))
 }
 
-// decodeHex decodes the hex digits in a. It reports false if any is not one.
-func decodeHex(a *[hexLen]byte) (o ObjectID, ok bool) {
+// decodeHex decodes the 24 hex digits of s into *o and reports whether they
+// all were hex digits; it writes *o only if they were.
+func decodeHex[T string | []byte](s T, o *ObjectID) bool {
+	_ = s[hexLen-1]
+	var v ObjectID
 	var bad byte
-	for i := range o {
-		hi, lo := idtext.HexValue[a[2*i]], idtext.HexValue[a[2*i+1]]
+	for i := range v {
+		hi, lo := idtext.HexValue[s[2*i]], idtext.HexValue[s[2*i+1]]
 		bad |= hi | lo
-		o[i] = hi<<4 | lo
+		v[i] = hi<<4 | lo
 	}
-	return o, bad&0xF0 == 0
+	if bad&0xF0 != 0 {
+		return false
+	}
+	*o = v
+	return true
 }
 
-// decodeShort decodes the short form in a. It reports false if a holds a
-// character outside the alphabet.
-func decodeShort(a *[shortLen]byte) (o ObjectID, ok bool) {
+// decodeShort decodes the 16 short-form characters of s into *o and reports
+// whether they all were in the alphabet; it writes *o only if they were.
+func decodeShort[T string | []byte](s T, o *ObjectID) bool {
+	var a [shortLen]byte // base64 decodes from a []byte
+	copy(a[:], s)
+	var v ObjectID
 	// Decode skips '\r' and '\n', so a valid result also needs all 12 bytes.
-	n, err := shortEncoding.Decode(o[:], a[:])
-	return o, err == nil && n == len(o)
+	if n, err := shortEncoding.Decode(v[:], a[:]); err != nil || n != len(v) {
+		return false
+	}
+	*o = v
+	return true
 }
 
 // parseError says why s, which parse rejected, is not an ObjectID.
@@ -181,12 +201,7 @@ func (o ObjectID) MarshalText() ([]byte, error) {
 // UnmarshalText implements the [encoding.TextUnmarshaler] interface. It
 // accepts both forms [Parse] does; on error o is left unchanged.
 func (o *ObjectID) UnmarshalText(text []byte) error {
-	v, err := parse(text)
-	if err != nil {
-		return err
-	}
-	*o = v
-	return nil
+	return parse(text, o)
 }
 
 // AppendBinary implements the [encoding.BinaryAppender] interface: it appends
