@@ -11,7 +11,10 @@ import (
 // pgtype.BytesValuer, which pgx's bytea codec tries before anything else:
 // values go over the wire as the 12 raw bytes in binary, and as \x-prefixed
 // hex in text (QueryExecModeExec, QueryExecModeSimpleProtocol), never as the
-// String form. Scanning does not allocate. Through pgx's own bytea codec,
+// String form. Scanning binary bytea does not allocate. ObjectID also
+// implements pgtype.TextScanner and pgtype.TextValuer, which pgx tries for
+// every value in text format: text columns are read as text, never as raw
+// bytes (pgx allocates the string it hands over). Through pgx's own bytea codec,
 // encoding allocates the 12 bytes that BytesValue returns, since a slice of a
 // value receiver must live on the heap; [Codec] encodes without allocating.
 // [Register] lets pgx encode ObjectIDs for parameters whose type it does not

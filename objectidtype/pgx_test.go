@@ -23,6 +23,12 @@ var (
 	_ pgtype.SkipUnderlyingTypePlanner = NullObjectID{}
 	_ pgtype.BytesScanner              = (*ShortID)(nil)
 	_ pgtype.BytesValuer               = ShortID{}
+	_ pgtype.TextScanner               = (*ObjectID)(nil)
+	_ pgtype.TextValuer                = ObjectID{}
+	_ pgtype.TextScanner               = (*NullObjectID)(nil)
+	_ pgtype.TextValuer                = NullObjectID{}
+	_ pgtype.TextScanner               = (*ShortID)(nil)
+	_ pgtype.TextValuer                = ShortID{}
 )
 
 // seedText is the bytea text format of the seed ID.
