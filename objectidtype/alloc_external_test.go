@@ -16,7 +16,7 @@ func TestAllocsFromAnotherPackage(t *testing.T) {
 	hex, short := o.String(), o.Short()
 	text := []byte(hex)
 	buf := make([]byte, 0, 64)
-	var src any = text
+	var src, textSrc any = o[:], hex
 	checks := []struct {
 		name string
 		fn   func()
@@ -25,7 +25,8 @@ func TestAllocsFromAnotherPackage(t *testing.T) {
 		{"Parse hex", func() { sinkExternal, _ = objectidtype.Parse(hex) }},
 		{"Parse short", func() { sinkExternal, _ = objectidtype.Parse(short) }},
 		{"UnmarshalText", func() { _ = sinkExternal.UnmarshalText(text) }},
-		{"Scan", func() { _ = sinkExternal.Scan(src) }},
+		{"Scan raw", func() { _ = sinkExternal.Scan(src) }},
+		{"Scan text", func() { _ = sinkExternal.Scan(textSrc) }},
 		{"AppendText", func() { buf, _ = o.AppendText(buf[:0]) }},
 	}
 	for _, c := range checks {

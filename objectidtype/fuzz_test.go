@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"testing"
+
+	"github.com/jackc/pgx/v5/pgtype"
 )
 
 // seedCorpus adds valid and malformed inputs to f.
@@ -18,17 +20,26 @@ func seedCorpus(f *testing.F) {
 	}
 }
 
+// What a decoder may accept.
+type spelling int
+
+const (
+	parseForms spelling = iota // hex (either case, 24 characters) or short (16)
+	scanText                   // parseForms, or `\x` and 24 hex digits
+	rawBytes                   // exactly the 12 raw bytes
+)
+
 // checkAccepted fails unless o round-trips through both text forms and input
 // is one of the text forms of o: hex (either case, 24 characters) or short
 // (16 characters).
 func checkAccepted(t *testing.T, input []byte, o ObjectID) {
 	t.Helper()
-	checkSpelling(t, input, o, false)
+	checkSpelling(t, input, o, parseForms)
 }
 
-// checkSpelling is checkAccepted that also allows the 12 raw bytes, as Scan
-// does.
-func checkSpelling(t *testing.T, input []byte, o ObjectID, raw bool) {
+// checkSpelling fails unless o round-trips through both text forms and input
+// spells o in one of the forms that kind allows.
+func checkSpelling(t *testing.T, input []byte, o ObjectID, kind spelling) {
 	t.Helper()
 	if p, err := Parse(o.String()); err != nil || p != o {
 		t.Fatalf("%q: hex round trip %v, %v", input, p, err)
@@ -37,9 +48,13 @@ func checkSpelling(t *testing.T, input []byte, o ObjectID, raw bool) {
 		t.Fatalf("%q: short round trip %v, %v", input, p, err)
 	}
 	switch {
+	case kind == rawBytes:
+		if string(input) != string(o[:]) {
+			t.Fatalf("%q accepted as %v; only its 12 raw bytes may be", input, o)
+		}
 	case len(input) == hexLen && bytes.EqualFold(input, []byte(o.String())):
 	case len(input) == shortLen && string(input) == o.Short():
-	case raw && len(input) == len(o) && string(input) == string(o[:]):
+	case kind == scanText && len(input) == byteaTextLen && bytes.EqualFold(input, []byte(`\x`+o.String())) && input[1] == 'x':
 	default:
 		t.Fatalf("%q accepted as %v, which it does not spell", input, o)
 	}
@@ -101,8 +116,16 @@ func FuzzUnmarshalJSON(f *testing.F) {
 	f.Add(`"` + seedShort + `"`)
 	f.Add(`"\u0034e7020cb7cac81af7136236b"`)
 	f.Add(`null`)
+	f.Add(`nul`)
 	f.Fuzz(func(t *testing.T, s string) {
 		o := seedBytes
+		if s == "null" {
+			// As encoding/json treats null for a non-pointer value.
+			if err := o.UnmarshalJSON([]byte(s)); err != nil || o != seedBytes {
+				t.Fatalf("null: %v, %v; want no error and no change", o, err)
+			}
+			return
+		}
 		if err := o.UnmarshalJSON([]byte(s)); err != nil {
 			checkRejected(t, []byte(s), err, o)
 			n := NullObjectID{seedBytes, true}
@@ -131,25 +154,47 @@ func FuzzUnmarshalJSON(f *testing.F) {
 
 func FuzzScan(f *testing.F) {
 	seedCorpus(f)
+	f.Add(`\x` + seedHex)
+	f.Add(`\X` + seedHex)
+	f.Add(`\x` + seedHex[:23] + "g")
 	f.Fuzz(func(t *testing.T, s string) {
-		for _, src := range []any{s, []byte(s)} {
-			o := seedBytes
-			if err := o.Scan(src); err != nil {
-				checkRejected(t, []byte(s), err, o)
-				continue
-			}
-			if _, isString := src.(string); isString && len(s) == 12 {
-				t.Fatalf("%q: 12-character string accepted as raw bytes", s)
-			}
-			checkSpelling(t, []byte(s), o, true)
+		m := pgtype.NewMap()
+		// A string is text: the forms Parse takes, or a bytea's text.
+		o := seedBytes
+		err := o.Scan(s)
+		if err != nil {
+			checkRejected(t, []byte(s), err, o)
+		} else {
+			checkSpelling(t, []byte(s), o, scanText)
+		}
+		p := seedBytes
+		if err2 := p.ScanText(pgtype.Text{String: s, Valid: true}); (err2 == nil) != (err == nil) || p != o {
+			t.Fatalf("%q: ScanText disagrees with Scan(string): %v, %v; %v, %v", s, p, err2, o, err)
+		}
+		p = seedBytes
+		if err2 := m.Scan(pgtype.TextOID, pgtype.TextFormatCode, []byte(s), &p); (err2 == nil) != (err == nil) || p != o {
+			t.Fatalf("%q: pgx text column disagrees with Scan(string): %v, %v; %v, %v", s, p, err2, o, err)
+		}
+		// A []byte is a bytea: the 12 raw bytes only.
+		o = seedBytes
+		err = o.Scan([]byte(s))
+		if err != nil {
+			checkRejected(t, []byte(s), err, o)
+		} else {
+			checkSpelling(t, []byte(s), o, rawBytes)
 			v, _ := o.Value()
-			var p ObjectID
-			if err := p.Scan(v); err != nil || p != o {
-				t.Fatalf("%q: Value/Scan round trip %v, %v", s, p, err)
+			var q ObjectID
+			if err := q.Scan(v); err != nil || q != o {
+				t.Fatalf("%q: Value/Scan round trip %v, %v", s, q, err)
 			}
-			if err := p.ScanBytes([]byte(s)); err != nil || p != o {
-				t.Fatalf("%q: ScanBytes disagrees with Scan: %v, %v", s, p, err)
-			}
+		}
+		p = seedBytes
+		if err2 := p.ScanBytes([]byte(s)); (err2 == nil) != (err == nil) || p != o {
+			t.Fatalf("%q: ScanBytes disagrees with Scan([]byte): %v, %v; %v, %v", s, p, err2, o, err)
+		}
+		p = seedBytes
+		if err2 := m.Scan(pgtype.ByteaOID, pgtype.BinaryFormatCode, []byte(s), &p); (err2 == nil) != (err == nil) || p != o {
+			t.Fatalf("%q: pgx binary bytea disagrees with Scan([]byte): %v, %v; %v, %v", s, p, err2, o, err)
 		}
 	})
 }

@@ -1,12 +1,19 @@
 package objectidtype
 
-import "github.com/jackc/pgx/v5/pgtype"
+import (
+	"encoding/hex"
+
+	"github.com/jackc/pgx/v5/pgtype"
+)
 
 // pgx v5 support. ObjectID implements pgtype.BytesScanner and
 // pgtype.BytesValuer, which pgx's bytea codec tries before anything else:
 // values go over the wire as the 12 raw bytes in binary, and as \x-prefixed
 // hex in text (QueryExecModeExec, QueryExecModeSimpleProtocol), never as the
-// String form. Scanning does not allocate. Through pgx's own bytea codec,
+// String form. Scanning binary bytea does not allocate. ObjectID also
+// implements pgtype.TextScanner and pgtype.TextValuer, which pgx tries for
+// every value in text format: text columns are read as text, never as raw
+// bytes (pgx allocates the string it hands over). Through pgx's own bytea codec,
 // encoding allocates the 12 bytes that BytesValue returns, since a slice of a
 // value receiver must live on the heap. Single values need no registration.
 // Package [github.com/pgid/pgid/pgidpgx] registers what does: slices in the
@@ -22,14 +29,42 @@ var (
 // SkipUnderlyingTypePlan implements the [pgtype.SkipUnderlyingTypePlanner] interface.
 func (ObjectID) SkipUnderlyingTypePlan() {}
 
-// ScanBytes implements the [pgtype.BytesScanner] interface. It copies v,
-// which belongs to the driver, and accepts what [ObjectID.Scan] accepts as a
-// []byte. NULL is an error wrapping [ErrNull]; scan into *ObjectID or
+// ScanBytes implements the [pgtype.BytesScanner] interface, through which
+// pgx hands over bytea values: v must be the 12 raw bytes, which ScanBytes
+// copies (they belong to the driver). Text columns reach [ObjectID.ScanText]
+// instead. NULL is an error wrapping [ErrNull]; scan into *ObjectID or
 // [NullObjectID] to accept it. On error o is left unchanged.
 func (o *ObjectID) ScanBytes(v []byte) error { return o.scanBytes(v) }
 
 // BytesValue implements the [pgtype.BytesValuer] interface.
 func (o ObjectID) BytesValue() ([]byte, error) { return o[:], nil }
+
+// ScanText implements the [pgtype.TextScanner] interface. pgx tries it before
+// any codec for every value that arrives in text format: text, varchar and
+// other text columns, and bytea in QueryExecModeExec and
+// QueryExecModeSimpleProtocol. It accepts what [ObjectID.Scan] accepts as a
+// string: 24 hex digits, the short form, or a bytea's text, `\x` and 24 hex
+// digits. NULL is an error wrapping [ErrNull]. On error o is left unchanged.
+func (o *ObjectID) ScanText(v pgtype.Text) error {
+	if !v.Valid {
+		return errNull()
+	}
+	return o.scanText(v.String)
+}
+
+// TextValue implements the [pgtype.TextValuer] interface, which pgx uses for
+// every parameter it sends in text format: PostgreSQL's text for the bytea
+// o, `\x` and 24 lower-case hex digits. A bytea or pgid.objectid parameter
+// reads it as the 12 bytes; a text or varchar parameter stores those 26
+// characters, the same text as o::text in SQL, which every scan reads back.
+// (The 24-digit form cannot be sent instead: pgx would send it to bytea
+// parameters too, which would store 24 ASCII bytes.)
+func (o ObjectID) TextValue() (pgtype.Text, error) {
+	var b [byteaTextLen]byte
+	b[0], b[1] = '\\', 'x'
+	hex.Encode(b[2:], o[:])
+	return pgtype.Text{String: string(b[:]), Valid: true}, nil
+}
 
 // SkipUnderlyingTypePlan implements the [pgtype.SkipUnderlyingTypePlanner] interface.
 func (NullObjectID) SkipUnderlyingTypePlan() {}
@@ -56,11 +91,53 @@ func (n NullObjectID) BytesValue() ([]byte, error) {
 	return n.ObjectID.BytesValue() // only a valid n allocates
 }
 
+// ScanText implements the [pgtype.TextScanner] interface.
+func (n *NullObjectID) ScanText(v pgtype.Text) error {
+	if !v.Valid {
+		*n = NullObjectID{}
+		return nil
+	}
+	o := n.ObjectID
+	if err := o.scanText(v.String); err != nil {
+		return err
+	}
+	*n = NullObjectID{ObjectID: o, Valid: true}
+	return nil
+}
+
+// TextValue implements the [pgtype.TextValuer] interface: NULL if not Valid,
+// else as [ObjectID.TextValue].
+func (n NullObjectID) TextValue() (pgtype.Text, error) {
+	if !n.Valid {
+		return pgtype.Text{}, nil
+	}
+	return n.ObjectID.TextValue()
+}
+
 // SkipUnderlyingTypePlan implements the [pgtype.SkipUnderlyingTypePlanner] interface.
 func (ShortID) SkipUnderlyingTypePlan() {}
 
-// ScanBytes implements the [pgtype.BytesScanner] interface.
-func (s *ShortID) ScanBytes(v []byte) error { return (*ObjectID)(s).scanBytes(v) }
+// ScanBytes implements the [pgtype.BytesScanner] interface, as
+// [ObjectID.ScanBytes] does.
+func (s *ShortID) ScanBytes(v []byte) error {
+	if v == nil {
+		return errNullShort()
+	}
+	return (*ObjectID)(s).scanBytes(v)
+}
 
 // BytesValue implements the [pgtype.BytesValuer] interface.
 func (s ShortID) BytesValue() ([]byte, error) { return s[:], nil }
+
+// ScanText implements the [pgtype.TextScanner] interface, as
+// [ObjectID.ScanText] does.
+func (s *ShortID) ScanText(v pgtype.Text) error {
+	if !v.Valid {
+		return errNullShort()
+	}
+	return (*ObjectID)(s).scanText(v.String)
+}
+
+// TextValue implements the [pgtype.TextValuer] interface, as
+// [ObjectID.TextValue] does: a ShortID is stored like an ObjectID.
+func (s ShortID) TextValue() (pgtype.Text, error) { return ObjectID(s).TextValue() }

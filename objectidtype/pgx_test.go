@@ -2,6 +2,7 @@ package objectidtype
 
 import (
 	"database/sql"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"strings"
@@ -22,6 +23,12 @@ var (
 	_ pgtype.SkipUnderlyingTypePlanner = NullObjectID{}
 	_ pgtype.BytesScanner              = (*ShortID)(nil)
 	_ pgtype.BytesValuer               = ShortID{}
+	_ pgtype.TextScanner               = (*ObjectID)(nil)
+	_ pgtype.TextValuer                = ObjectID{}
+	_ pgtype.TextScanner               = (*NullObjectID)(nil)
+	_ pgtype.TextValuer                = NullObjectID{}
+	_ pgtype.TextScanner               = (*ShortID)(nil)
+	_ pgtype.TextValuer                = ShortID{}
 )
 
 // seedText is the bytea text format of the seed ID.
@@ -143,8 +150,12 @@ func TestPgxScan(t *testing.T) {
 	for _, oid := range []uint32{pgtype.ByteaOID, pgtype.TextOID} {
 		srcs := map[int16][]byte{pgtype.BinaryFormatCode: seedBytes[:], pgtype.TextFormatCode: []byte(seedText)}
 		if oid == pgtype.TextOID {
-			// A text column, such as the result of a hex conversion in SQL.
-			srcs = map[int16][]byte{pgtype.BinaryFormatCode: []byte(seedHex), pgtype.TextFormatCode: []byte(seedShort)}
+			// A text column, such as the result of a hex conversion in SQL:
+			// pgx asks for text columns in text format and hands them to
+			// ScanText. (Binary format, which only an explicit
+			// QueryResultFormats asks for, goes to ScanBytes: see
+			// TestPgxScanTextColumns.)
+			srcs = map[int16][]byte{pgtype.TextFormatCode: []byte(seedShort)}
 		}
 		for f, src := range srcs {
 			name := fmt.Sprintf("oid=%d %s", oid, formatName(f))
@@ -219,10 +230,98 @@ func TestPgxScanErrors(t *testing.T) {
 			t.Errorf("NullObjectID %s %q: %v, value %v", formatName(tt.f), tt.src, err, n)
 		}
 	}
-	// pgx's own text decoding rejects what is not \x hex.
+}
+
+// Issue 13 §4: text is text. pgx hands every value that arrives in text
+// format to ScanText, whatever its type: text and varchar columns take the
+// text forms only, never 12 characters as raw bytes. A bytea arrives in text
+// format only as `\x` hex (QueryExecModeExec, QueryExecModeSimpleProtocol),
+// and in binary format as the raw bytes, which must be exactly 12 (issue 7
+// §5).
+func TestPgxScanTextColumns(t *testing.T) {
+	m := pgtype.NewMap()
+	const tf, bf int16 = pgtype.TextFormatCode, pgtype.BinaryFormatCode
+	tests := []struct {
+		oid uint32
+		f   int16
+		src string
+		err error // nil: seedBytes
+	}{
+		{pgtype.TextOID, tf, seedHex, nil},
+		{pgtype.TextOID, tf, strings.ToUpper(seedHex), nil},
+		{pgtype.TextOID, tf, seedShort, nil},
+		{pgtype.TextOID, tf, `\x` + seedHex, nil}, // what pgx writes to a text column
+		{pgtype.VarcharOID, tf, seedShort, nil},
+		{pgtype.TextOID, tf, "hello world!", ErrLength},
+		{pgtype.VarcharOID, tf, "hello world!", ErrLength},
+		{pgtype.TextOID, tf, string(seedBytes[:]), ErrLength},
+		{pgtype.TextOID, tf, "", ErrLength},
+		{pgtype.ByteaOID, tf, `\x` + seedHex, nil},
+		{pgtype.ByteaOID, bf, string(seedBytes[:]), nil},
+		{pgtype.ByteaOID, bf, seedHex, ErrLength},
+		{pgtype.ByteaOID, bf, seedShort, ErrLength},
+		{pgtype.ByteaOID, tf, `\x` + hex.EncodeToString([]byte(seedHex)), ErrLength},
+		{pgtype.ByteaOID, tf, `\x` + hex.EncodeToString([]byte(seedShort)), ErrLength},
+		{pgtype.Int4OID, tf, "42", ErrLength},
+		// The one way left: text asked for in binary format goes to
+		// ScanBytes, where 12 bytes are raw bytes.
+		{pgtype.TextOID, bf, "hello world!", nil},
+	}
+	for _, tt := range tests {
+		name := fmt.Sprintf("oid=%d %s %q", tt.oid, formatName(tt.f), tt.src)
+		want := seedBytes
+		if tt.err == nil && tt.src == "hello world!" {
+			want = ObjectID([]byte("hello world!"))
+		}
+		o, s, n := seedBytes, ShortID(seedBytes), NullObjectID{seedBytes, true}
+		if tt.err == nil {
+			o, s, n = ObjectID{}, ShortID{}, NullObjectID{}
+		}
+		errO := m.Scan(tt.oid, tt.f, []byte(tt.src), &o)
+		errS := m.Scan(tt.oid, tt.f, []byte(tt.src), &s)
+		errN := m.Scan(tt.oid, tt.f, []byte(tt.src), &n)
+		for _, c := range []struct {
+			err error
+			got ObjectID
+		}{{errO, o}, {errS, ObjectID(s)}, {errN, n.ObjectID}} {
+			if tt.err == nil && (c.err != nil || c.got != want) || tt.err != nil && (!errors.Is(c.err, tt.err) || c.got != seedBytes) {
+				t.Errorf("%s: %v, %v; want %v", name, c.got, c.err, tt.err)
+			}
+		}
+	}
+	// NULL in text format.
 	o := seedBytes
-	if err := m.Scan(pgtype.ByteaOID, pgtype.TextFormatCode, []byte(seedHex), &o); err == nil || o != seedBytes {
-		t.Errorf("text without \\x: %v, value %v", err, o)
+	if err := m.Scan(pgtype.TextOID, tf, nil, &o); !errors.Is(err, ErrNull) || o != seedBytes {
+		t.Errorf("NULL text into ObjectID: %v, %v", err, o)
+	}
+	n := NullObjectID{seedBytes, true}
+	if err := m.Scan(pgtype.TextOID, tf, nil, &n); err != nil || n.Valid {
+		t.Errorf("NULL text into NullObjectID: %v, %v", err, n)
+	}
+	s := ShortID(seedBytes)
+	if err := m.Scan(pgtype.TextOID, tf, nil, &s); !errors.Is(err, ErrNull) || !strings.Contains(err.Error(), "*ShortID") {
+		t.Errorf("NULL text into ShortID: %v", err)
+	}
+}
+
+// An ObjectID parameter in text format is the bytea's text, `\x` and hex,
+// whatever the parameter's type: pgx tries TextValuer before any codec.
+func TestPgxTextValue(t *testing.T) {
+	m := pgtype.NewMap()
+	want := `\x` + seedHex
+	for _, oid := range []uint32{pgtype.TextOID, pgtype.VarcharOID, pgtype.ByteaOID, 0} {
+		for _, v := range []any{seedBytes, &seedBytes, ShortID(seedBytes), NullObjectID{seedBytes, true}} {
+			buf, err := m.Encode(oid, pgtype.TextFormatCode, v, nil)
+			if err != nil || string(buf) != want {
+				t.Errorf("oid=%d %T: %q, %v; want %q", oid, v, buf, err, want)
+			}
+		}
+		for _, v := range []any{NullObjectID{}, (*ObjectID)(nil), (*ShortID)(nil)} {
+			buf, err := m.Encode(oid, pgtype.TextFormatCode, v, nil)
+			if err != nil || buf != nil {
+				t.Errorf("oid=%d %T: %q, %v; want NULL", oid, v, buf, err)
+			}
+		}
 	}
 }
 

@@ -4,45 +4,45 @@ import (
 	"database/sql/driver"
 	"fmt"
 	"strconv"
+
+	"github.com/pgid/pgid/internal/idtext"
 )
 
-// Scan implements the [database/sql.Scanner] interface. It accepts what a
-// PostgreSQL driver hands back for a bytea column, the raw 12 bytes as a
-// []byte, and either text form of [Parse] (24 hex digits or 16 short-form
-// characters) as a string or []byte, for text columns. Any other length is an
-// error wrapping [ErrLength] that names the length. NULL is an error wrapping
-// [ErrNull]: scan nullable columns into [NullObjectID], sql.Null[ObjectID] or
-// *ObjectID. On error o is left unchanged.
+// Scan implements the [database/sql.Scanner] interface. database/sql drivers
+// (pgx's stdlib and lib/pq alike) hand a bytea value to Scan as a []byte and a
+// text or varchar value as a string, so Scan tells the two apart by Go type:
+//
+//   - a []byte must be exactly the 12 raw bytes of a bytea; any other length
+//     is an error wrapping [ErrLength], even 24 bytes that spell hex digits;
+//   - a string must be a text form: 24 hex digits or the 16-character short
+//     form, as [Parse] takes, or PostgreSQL's text for a bytea, `\x` and 24
+//     hex digits (what pgx writes for an ObjectID bound to a text column). A
+//     12-character string is never taken as raw bytes.
+//
+// NULL is an error wrapping [ErrNull]: scan nullable columns into
+// [NullObjectID], sql.Null[ObjectID] or *ObjectID. On error o is left
+// unchanged.
 func (o *ObjectID) Scan(src any) error {
 	switch src := src.(type) {
 	case []byte:
 		return o.scanBytes(src)
 	case string:
-		v, err := parse(src)
-		if err != nil {
-			return err
-		}
-		*o = v
-		return nil
+		return o.scanText(src)
 	case nil:
 		return errNull()
 	}
 	return fmt.Errorf("%w: cannot scan %T into ObjectID", ErrScanType, src)
 }
 
-// scanBytes stores the raw 12 bytes of src, or the ObjectID src holds in a
-// text form, into o. It serves Scan and ScanBytes.
+// byteaTextLen is the length of PostgreSQL's hex text for a 12-byte bytea:
+// `\x` and 24 hex digits.
+const byteaTextLen = 2 + hexLen
+
+// scanBytes stores the 12 raw bytes of a bytea value, src, into o. It serves
+// Scan, ScanBytes and Codec.
 func (o *ObjectID) scanBytes(src []byte) error {
-	switch len(src) {
-	case len(o):
+	if len(src) == len(o) {
 		*o = ObjectID(src)
-		return nil
-	case hexLen, shortLen:
-		v, err := parse(src)
-		if err != nil {
-			return err
-		}
-		*o = v
 		return nil
 	}
 	if src == nil {
@@ -50,20 +50,71 @@ func (o *ObjectID) scanBytes(src []byte) error {
 	}
 	return &ParseError{
 		Input: string(src), Pos: -1, Err: ErrLength,
-		Msg: "invalid length " + strconv.Itoa(len(src)) + ", want 12 (raw bytes), 24 (hex) or 16 (short form)",
+		Msg: "invalid length " + strconv.Itoa(len(src)) + ", want the 12 raw bytes of a bytea (text forms are read from text, not bytea)",
 	}
+}
+
+// scanText stores the ObjectID that the text value s holds into o: a form
+// [Parse] takes, or `\x` and 24 hex digits. It serves Scan and ScanText.
+func (o *ObjectID) scanText(s string) error {
+	switch len(s) {
+	case byteaTextLen:
+		if s[0] == '\\' && s[1] == 'x' && decodeHex(s[2:], o) {
+			return nil
+		}
+		return charError(s, `bytea's hex text (\x and 24 hex digits)`, isByteaTextChar)
+	case hexLen, shortLen:
+		return parse(s, o)
+	}
+	return &ParseError{
+		Input: s, Pos: -1, Err: ErrLength,
+		Msg: "invalid length " + strconv.Itoa(len(s)) + `, want 24 (hex), 16 (short form) or 26 (\x and hex, a bytea's text)`,
+	}
+}
+
+// isByteaTextChar reports whether c may stand at offset i of a 12-byte
+// bytea's hex text.
+func isByteaTextChar(i int, c byte) bool {
+	switch i {
+	case 0:
+		return c == '\\'
+	case 1:
+		return c == 'x'
+	}
+	return idtext.IsHex(c)
 }
 
 // errNull is the error for NULL scanned into a plain ObjectID.
 func errNull() error {
-	return fmt.Errorf("%w: cannot scan NULL into ObjectID; use NullObjectID or *ObjectID", ErrNull)
+	return idtext.NullError(ErrNull, "ObjectID", "NullObjectID, sql.Null[ObjectID] or *ObjectID")
+}
+
+// errNullShort is the error for NULL scanned into a plain ShortID.
+// NullObjectID would do for the database but not for JSON, where it writes
+// hex.
+func errNullShort() error {
+	return idtext.NullError(ErrNull, "ShortID", "*ShortID or sql.Null[ShortID]")
 }
 
 // Value implements the [database/sql/driver.Valuer] interface. It returns the
-// raw 12 bytes, which every driver binds to a bytea column, to a
-// pgid.objectid domain column and to a parameter of unknown type alike. (A
-// string would not do: lib/pq stores a string bound to bytea as its literal
-// characters.)
+// raw 12 bytes, the one form that binds correctly to a plain bytea parameter
+// in every driver: lib/pq hex-encodes a []byte for bytea's OID (a string
+// would be stored as its characters, `\x4e70…` as 26 bytes), and pgx sends
+// the bytes as bytea.
+//
+// lib/pq, unless binary_parameters=yes, sends a []byte for a parameter of any
+// other type raw, as text, and Value cannot know the parameter's type. That
+// includes an uncast pgid.objectid domain parameter. The server then reads
+// the 12 bytes as UTF-8 text: 0x00 and invalid UTF-8 are refused (22021) and
+// backslash escapes fail the domain's 12-byte CHECK, but valid non-ASCII
+// UTF-8 is converted to the database encoding. In UTF8 and SQL_ASCII
+// databases nothing changes; in EUC_JP, EUC_KR and EUC_CN some IDs keep
+// their length and are stored as a different ID without an error
+// (6b032f597e0944624d52ce91 as …52a6a1 in EUC_JP). With lib/pq, cast such
+// parameters ($1::bytea) or connect with binary_parameters=yes; pgx and its
+// stdlib need neither. Bound to a text parameter, lib/pq's raw bytes are
+// refused or stored as text that no Scan reads back as an ID; pgx sends
+// [ObjectID.TextValue].
 func (o ObjectID) Value() (driver.Value, error) {
 	return o[:], nil
 }
@@ -126,8 +177,13 @@ func (n *NullObjectID) UnmarshalJSON(data []byte) error {
 }
 
 // Scan implements the [database/sql.Scanner] interface, as [ObjectID.Scan]
-// does.
-func (s *ShortID) Scan(src any) error { return (*ObjectID)(s).Scan(src) }
+// does; NULL is an error that advises *ShortID.
+func (s *ShortID) Scan(src any) error {
+	if b, isBytes := src.([]byte); src == nil || isBytes && b == nil {
+		return errNullShort()
+	}
+	return (*ObjectID)(s).Scan(src)
+}
 
 // Value implements the [database/sql/driver.Valuer] interface: the raw 12
 // bytes, as [ObjectID.Value] returns.

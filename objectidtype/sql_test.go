@@ -30,8 +30,8 @@ func TestScan(t *testing.T) {
 		{"hex string", seedHex},
 		{"upper hex string", strings.ToUpper(seedHex)},
 		{"short string", seedShort},
-		{"hex bytes", []byte(seedHex)},
-		{"short bytes", []byte(seedShort)},
+		{"bytea text string", `\x` + seedHex},
+		{"bytea text string, upper-case hex", `\x` + strings.ToUpper(seedHex)},
 	}
 	for _, tt := range tests {
 		var o ObjectID
@@ -59,19 +59,24 @@ func TestScanErrors(t *testing.T) {
 		err  error
 		text string // part of the message
 	}{
-		{nil, ErrNull, "NullObjectID"},
-		{[]byte(nil), ErrNull, "NULL"},
-		{[]byte{}, ErrLength, "invalid length 0, want 12 (raw bytes)"},
+		{nil, ErrNull, "objectidtype: NULL into ObjectID: use NullObjectID, sql.Null[ObjectID] or *ObjectID for a nullable column"},
+		{[]byte(nil), ErrNull, "objectidtype: NULL into ObjectID: use NullObjectID"},
+		{[]byte{}, ErrLength, `objectidtype: parse "": invalid length 0, want the 12 raw bytes of a bytea (text forms are read from text, not bytea)`},
 		{make([]byte, 11), ErrLength, "invalid length 11"},
 		{make([]byte, 13), ErrLength, "invalid length 13"},
 		{make([]byte, 26), ErrLength, "invalid length 26"},
-		{[]byte(`\x` + seedHex), ErrLength, "invalid length 26"},
-		{"", ErrLength, "invalid length 0"},
+		// A []byte is a bytea: text in it is not read (issue 7 §5).
+		{[]byte(`\x` + seedHex), ErrLength, "invalid length 26, want the 12 raw bytes"},
+		{[]byte(seedHex), ErrLength, "invalid length 24, want the 12 raw bytes"},
+		{[]byte(seedShort), ErrLength, "invalid length 16, want the 12 raw bytes"},
+		{"", ErrLength, `objectidtype: parse "": invalid length 0, want 24 (hex), 16 (short form) or 26 (\x and hex, a bytea's text)`},
 		{string(seedBytes[:]), ErrLength, "invalid length 12"}, // raw bytes as a string are not a text form
-		{`\x` + seedHex, ErrLength, "invalid length 26"},
+		{"hello world!", ErrLength, `objectidtype: parse "hello world!": invalid length 12, want 24 (hex), 16 (short form) or 26`},
+		{`\x` + seedHex[:23] + "g", ErrCharacter, `objectidtype: parse "\\x4e7020cb7cac81af7136236g": invalid character 'g' at position 25, want a bytea's hex text (\x and 24 hex digits)`},
+		{`\X` + seedHex, ErrCharacter, `invalid character 'X' at position 1, want a bytea's hex text (\x and 24 hex digits)`},
+		{`/x` + seedHex, ErrCharacter, `invalid character '/' at position 0`},
 		{"4e7020cb7cac81af7136236g", ErrCharacter, "position 23"},
-		{make([]byte, 24), ErrCharacter, "position 0"},
-		{make([]byte, 16), ErrCharacter, "position 0"},
+		{strings.Repeat("\x00", 24), ErrCharacter, "position 0"},
 		{42, ErrScanType, "cannot scan int into ObjectID"},
 		{int64(42), ErrScanType, "int64"},
 		{time.Time{}, ErrScanType, "time.Time"},
@@ -123,6 +128,12 @@ func TestValue(t *testing.T) {
 	var s ShortID
 	if err := s.Scan(seedShort); err != nil || ObjectID(s) != seedBytes {
 		t.Fatalf("ShortID.Scan = %v, %v", s, err)
+	}
+	for _, src := range []any{nil, []byte(nil)} {
+		const want = "objectidtype: NULL into ShortID: use *ShortID or sql.Null[ShortID] for a nullable column"
+		if err := s.Scan(src); !errors.Is(err, ErrNull) || err.Error() != want {
+			t.Errorf("ShortID.Scan(%#v) = %v, want %q", src, err, want)
+		}
 	}
 }
 
@@ -204,6 +215,10 @@ func TestScanAllocs(t *testing.T) {
 	}
 	if n := testing.AllocsPerRun(100, func() { _ = o.Scan(hexSrc) }); n != 0 {
 		t.Errorf("Scan(hex): %v allocations", n)
+	}
+	var byteaSrc any = `\x` + seedHex
+	if n := testing.AllocsPerRun(100, func() { _ = o.Scan(byteaSrc) }); n != 0 {
+		t.Errorf("Scan(bytea text): %v allocations", n)
 	}
 }
 

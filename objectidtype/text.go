@@ -4,7 +4,6 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"errors"
-	"fmt"
 	"strconv"
 	"strings"
 
@@ -19,9 +18,11 @@ var (
 	ErrLength = errors.New("objectidtype: invalid length")
 	// ErrCharacter: the input holds a character its form does not allow.
 	ErrCharacter = errors.New("objectidtype: invalid character")
-	// ErrNull: SQL NULL or JSON null was stored into a plain ObjectID; use
-	// [NullObjectID], sql.Null[ObjectID] or *ObjectID for nullable values.
-	ErrNull = errors.New("objectidtype: NULL into ObjectID")
+	// ErrNull: SQL NULL was scanned into a plain ObjectID or ShortID; use
+	// [NullObjectID], sql.Null[ObjectID] or *ObjectID (*ShortID) for
+	// nullable columns. (JSON null leaves a plain ObjectID unchanged, as
+	// encoding/json does for other values.)
+	ErrNull = errors.New("objectidtype: NULL")
 	// ErrScanType: Scan was given a Go type that cannot hold an ObjectID.
 	ErrScanType = errors.New("objectidtype: unsupported scan source")
 )
@@ -59,22 +60,6 @@ const shortAlphabet = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTU
 // most significant first, so there is neither padding nor leftover bits.
 var shortEncoding = base64.NewEncoding(shortAlphabet).WithPadding(base64.NoPadding).Strict()
 
-// decodeHexTable maps a byte to its hex value, case-insensitively, or to
-// 0xFF for bytes that are not hex digits.
-var decodeHexTable = func() (t [256]byte) {
-	for i := range t {
-		t[i] = 0xFF
-	}
-	for i := range 10 {
-		t['0'+i] = byte(i)
-	}
-	for i := range 6 {
-		t['a'+i] = byte(10 + i)
-		t['A'+i] = byte(10 + i)
-	}
-	return t
-}()
-
 // Parse parses an ObjectID in either of its text forms:
 //
 //   - 24 hex digits, in either case (the canonical form, lower case, is what
@@ -84,7 +69,18 @@ var decodeHexTable = func() (t [256]byte) {
 // Anything else is rejected: other lengths ([ErrLength]) and characters
 // outside the form, including '+', '/' and '=' in the short form
 // ([ErrCharacter]).
-func Parse(s string) (ObjectID, error) { return parse(s) }
+func Parse(s string) (o ObjectID, err error) {
+	err = parseString(s, &o)
+	return o, err
+}
+
+// parseString is parse for strings, kept out of line so that Parse inlines
+// into its callers without the generic call: inlined into another package,
+// that call would move the result to the heap. (ulidtype.Parse does the
+// same.)
+//
+//go:noinline
+func parseString(s string, o *ObjectID) error { return parse(s, o) }
 
 // MustParse is like [Parse] but panics on error. It is meant for constants in
 // tests and initializers.
@@ -96,50 +92,59 @@ func MustParse(s string) ObjectID {
 	return o
 }
 
-// parse serves both strings and byte slices without copying either to the
-// heap.
-func parse[T string | []byte](s T) (ObjectID, error) {
+// parse decodes s, in either text form, into *o. It serves both strings and
+// byte slices without copying either, and writes *o only on success.
+func parse[T string | []byte](s T, o *ObjectID) error {
 	switch len(s) {
 	case hexLen:
-		var a [hexLen]byte
-		copy(a[:], s)
-		if o, ok := decodeHex(&a); ok {
-			return o, nil
+		if decodeHex(s, o) {
+			return nil
 		}
 	case shortLen:
-		var a [shortLen]byte
-		copy(a[:], s)
-		if o, ok := decodeShort(&a); ok {
-			return o, nil
+		if decodeShort(s, o) {
+			return nil
 		}
 	}
-	return ObjectID{}, parseError(string(s))
+	return parseError(string(s))
 }
 
-// decodeHex decodes the hex digits in a. It reports false if any is not one.
-func decodeHex(a *[hexLen]byte) (o ObjectID, ok bool) {
+// decodeHex decodes the 24 hex digits of s into *o and reports whether they
+// all were hex digits; it writes *o only if they were.
+func decodeHex[T string | []byte](s T, o *ObjectID) bool {
+	_ = s[hexLen-1]
+	var v ObjectID
 	var bad byte
-	for i := range o {
-		hi, lo := decodeHexTable[a[2*i]], decodeHexTable[a[2*i+1]]
+	for i := range v {
+		hi, lo := idtext.HexValue[s[2*i]], idtext.HexValue[s[2*i+1]]
 		bad |= hi | lo
-		o[i] = hi<<4 | lo
+		v[i] = hi<<4 | lo
 	}
-	return o, bad&0xF0 == 0
+	if bad&0xF0 != 0 {
+		return false
+	}
+	*o = v
+	return true
 }
 
-// decodeShort decodes the short form in a. It reports false if a holds a
-// character outside the alphabet.
-func decodeShort(a *[shortLen]byte) (o ObjectID, ok bool) {
+// decodeShort decodes the 16 short-form characters of s into *o and reports
+// whether they all were in the alphabet; it writes *o only if they were.
+func decodeShort[T string | []byte](s T, o *ObjectID) bool {
+	var a [shortLen]byte // base64 decodes from a []byte
+	copy(a[:], s)
+	var v ObjectID
 	// Decode skips '\r' and '\n', so a valid result also needs all 12 bytes.
-	n, err := shortEncoding.Decode(o[:], a[:])
-	return o, err == nil && n == len(o)
+	if n, err := shortEncoding.Decode(v[:], a[:]); err != nil || n != len(v) {
+		return false
+	}
+	*o = v
+	return true
 }
 
 // parseError says why s, which parse rejected, is not an ObjectID.
 func parseError(s string) error {
 	switch len(s) {
 	case hexLen:
-		return charError(s, "hex digit", func(_ int, c byte) bool { return decodeHexTable[c] != 0xFF })
+		return charError(s, "hex digit", func(_ int, c byte) bool { return idtext.IsHex(c) })
 	case shortLen:
 		return charError(s, "short-form character (0-9, a-z, A-Z, '-' or '_')",
 			func(_ int, c byte) bool { return strings.IndexByte(shortAlphabet, c) >= 0 })
@@ -196,12 +201,7 @@ func (o ObjectID) MarshalText() ([]byte, error) {
 // UnmarshalText implements the [encoding.TextUnmarshaler] interface. It
 // accepts both forms [Parse] does; on error o is left unchanged.
 func (o *ObjectID) UnmarshalText(text []byte) error {
-	v, err := parse(text)
-	if err != nil {
-		return err
-	}
-	*o = v
-	return nil
+	return parse(text, o)
 }
 
 // AppendBinary implements the [encoding.BinaryAppender] interface: it appends
@@ -232,27 +232,19 @@ func (o ObjectID) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON implements the [encoding/json.Unmarshaler] interface. It
-// accepts a JSON string in either form [Parse] does. JSON null is an error
-// wrapping [ErrNull], since an ObjectID cannot be null: use [NullObjectID] or
-// *ObjectID. On error o is left unchanged.
+// accepts a JSON string in either form [Parse] does. JSON null leaves o
+// unchanged and is no error, as encoding/json treats null for any non-pointer
+// value (time.Time does the same); to tell null from an ID, use
+// [NullObjectID] or *ObjectID. On error o is left unchanged.
 func (o *ObjectID) UnmarshalJSON(data []byte) error {
-	s, err := jsonString(data)
-	if err != nil {
-		return err
-	}
-	return o.UnmarshalText(s)
-}
-
-// jsonString returns the contents of the JSON string data.
-func jsonString(data []byte) ([]byte, error) {
-	if string(data) == "null" {
-		return nil, fmt.Errorf("%w: JSON null; use NullObjectID or *ObjectID", ErrNull)
-	}
 	s, err := idtext.JSONString(data)
 	if err != nil {
-		return nil, &ParseError{Input: string(data), Pos: -1, Err: ErrCharacter, Msg: err.Error()}
+		if err == idtext.ErrNullJSON {
+			return nil
+		}
+		return &ParseError{Input: string(data), Pos: -1, Err: ErrCharacter, Msg: err.Error()}
 	}
-	return s, nil
+	return o.UnmarshalText(s)
 }
 
 // ShortID is an ObjectID whose text and JSON form is the 16-character short
@@ -266,7 +258,8 @@ func jsonString(data []byte) ([]byte, error) {
 //	id = objectidtype.ObjectID(item.ID)
 //
 // Its text and JSON decoding accept both forms, like [Parse]; use *ShortID for
-// a nullable JSON field. In databases it is stored exactly like an ObjectID.
+// a nullable JSON field or column (JSON null leaves a plain ShortID
+// unchanged, and NullObjectID would write hex). In databases it is stored exactly like an ObjectID.
 // The short form does not sort like the ID: compare ObjectIDs instead.
 type ShortID ObjectID
 

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 )
 
@@ -143,11 +144,19 @@ func TestParseMalformed(t *testing.T) {
 				t.Errorf("UnmarshalJSON(%s) = %v, value %v", js, err, o)
 			}
 		}
-		if len(tt.in) != 12 {
+		if len(tt.in) == byteaTextLen {
+			// Scan also takes a bytea's text, `\x` and 24 hex digits, and
+			// names a wrong character in any 26-character string.
+			if err := o.Scan(tt.in); (err == nil) != (tt.in[:2] == `\x`) || err != nil && !errors.Is(err, ErrCharacter) {
+				t.Errorf("Scan(%q) = %v, value %v", tt.in, err, o)
+			}
+			o = seedBytes
+		} else if len(tt.in) != 12 {
 			if err := o.Scan(tt.in); !errors.Is(err, tt.err) || o != seedBytes {
 				t.Errorf("Scan(%q) = %v, value %v", tt.in, err, o)
 			}
-			if err := o.Scan([]byte(tt.in)); !errors.Is(err, tt.err) || o != seedBytes {
+			// A []byte is a bytea, whose only form is the 12 raw bytes.
+			if err := o.Scan([]byte(tt.in)); !errors.Is(err, ErrLength) || o != seedBytes {
 				t.Errorf("Scan([]byte(%q)) = %v, value %v", tt.in, err, o)
 			}
 		}
@@ -302,7 +311,9 @@ func TestUnmarshalJSON(t *testing.T) {
 		{`"` + seedShort + `"`, seedBytes, nil},
 		{`"\u0034e7020cb7cac81af7136236b"`, seedBytes, nil}, // escaped '4'
 		{`"jD0wOTOIwqZNdy\/H"`, ObjectID{}, ErrCharacter},
-		{`null`, ObjectID{}, ErrNull},
+		{`null`, ObjectID{1}, nil}, // no change, as encoding/json does
+		{`nul`, ObjectID{}, ErrCharacter},
+		{`"null"`, ObjectID{}, ErrLength},
 		{`""`, ObjectID{}, ErrLength},
 		{`"`, ObjectID{}, ErrCharacter},
 		{`4e7020cb7cac81af7136236b`, ObjectID{}, ErrCharacter},
@@ -323,13 +334,16 @@ func TestUnmarshalJSON(t *testing.T) {
 			t.Errorf("UnmarshalJSON(%s) = %v, %v", tt.in, o, err)
 		}
 	}
-	// Through encoding/json: null into a plain ObjectID field.
-	var v struct{ ID ObjectID }
-	v.ID = seedBytes
-	err := json.Unmarshal([]byte(`{"ID":null}`), &v)
-	// encoding/json passes null to UnmarshalJSON of a non-pointer value.
-	if !errors.Is(err, ErrNull) || v.ID != seedBytes {
-		t.Errorf("json null into ObjectID field: %v, %v", err, v.ID)
+	// Through encoding/json: null into a plain ObjectID field leaves it
+	// unchanged without an error, as for a time.Time field.
+	var v struct {
+		ID ObjectID
+		T  time.Time
+	}
+	v.ID, v.T = seedBytes, time.Unix(1, 0)
+	err := json.Unmarshal([]byte(`{"ID":null,"T":null}`), &v)
+	if err != nil || v.ID != seedBytes || v.T != time.Unix(1, 0) {
+		t.Errorf("json null into ObjectID and time.Time fields: %v, %v, %v", err, v.ID, v.T)
 	}
 	var p struct{ ID *ObjectID }
 	if err := json.Unmarshal([]byte(`{"ID":null}`), &p); err != nil || p.ID != nil {
@@ -366,8 +380,12 @@ func TestShortID(t *testing.T) {
 	if err := u.UnmarshalText(txt); err != nil || u != s {
 		t.Errorf("UnmarshalText = %v, %v", u, err)
 	}
-	if err := u.UnmarshalJSON([]byte(`null`)); !errors.Is(err, ErrNull) {
-		t.Errorf("UnmarshalJSON(null) = %v", err)
+	if err := u.UnmarshalJSON([]byte(`null`)); err != nil || u != s {
+		t.Errorf("UnmarshalJSON(null) = %v, %v; want no error, no change", err, u)
+	}
+	out = item{ID: ShortID(seedBytes)}
+	if err := json.Unmarshal([]byte(`{"id":null,"opt":null}`), &out); err != nil || out.ID != ShortID(seedBytes) || out.Opt != nil {
+		t.Errorf("json nulls into ShortID, *ShortID: %+v, %v", out, err)
 	}
 }
 

@@ -3,26 +3,37 @@ package ulidtype
 import (
 	"database/sql/driver"
 	"fmt"
+	"strconv"
+
+	"github.com/pgid/pgid/internal/idtext"
 )
 
 // Scan implements the [database/sql.Scanner] interface. It accepts what every
 // PostgreSQL driver hands back for a uuid column: a string or []byte holding
 // 36 (UUID), 32 (hex) or 26 (base32) characters, or the raw 16 bytes as a
-// []byte. NULL is an error wrapping [ErrNull]: scan nullable columns into
-// [NullULID], sql.Null[ULID] or *ULID. On error u is left unchanged.
+// []byte (a bytea, or a uuid in binary). A string is always text: 16
+// characters are not raw bytes. NULL is an error wrapping [ErrNull]: scan
+// nullable columns into [NullULID], sql.Null[ULID] or *ULID. On error u is
+// left unchanged.
 func (u *ULID) Scan(src any) error {
 	switch src := src.(type) {
 	case string:
 		return parse(src, u)
 	case []byte:
-		if len(src) == len(u) {
+		switch len(src) {
+		case len(u):
 			*u = ULID(src)
 			return nil
+		case base32Len, uuidLen, hexLen:
+			return parse(src, u)
 		}
 		if src == nil {
 			return errNull()
 		}
-		return parse(src, u)
+		return &ParseError{
+			Input: string(src), Pos: -1, Err: ErrLength,
+			Msg: "invalid length " + strconv.Itoa(len(src)) + ", want 16 (raw bytes), 26 (base32), 36 (UUID) or 32 (hex)",
+		}
 	case nil:
 		return errNull()
 	}
@@ -31,7 +42,7 @@ func (u *ULID) Scan(src any) error {
 
 // errNull is the error for NULL scanned into a plain ULID.
 func errNull() error {
-	return fmt.Errorf("%w: cannot scan NULL into ULID; use NullULID or *ULID", ErrNull)
+	return idtext.NullError(ErrNull, "ULID", "NullULID, sql.Null[ULID] or *ULID")
 }
 
 // Value implements the [database/sql/driver.Valuer] interface. It returns the

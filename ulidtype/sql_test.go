@@ -47,16 +47,16 @@ func TestScanRejects(t *testing.T) {
 		want error
 		msg  string
 	}{
-		{nil, ErrNull, "NULL"},
-		{int64(1), ErrScanType, "int64"},
+		{nil, ErrNull, "ulidtype: NULL into ULID: use NullULID, sql.Null[ULID] or *ULID for a nullable column"},
+		{int64(1), ErrScanType, "ulidtype: unsupported scan source: cannot scan int64 into ULID"},
 		{1.5, ErrScanType, "float64"},
 		{true, ErrScanType, "bool"},
 		{[16]byte{}, ErrScanType, "[16]uint8"},
 		{"", ErrLength, "length 0"},
-		{[]byte{}, ErrLength, "length 0"},
-		{make([]byte, 15), ErrLength, "length 15"},
+		{[]byte{}, ErrLength, `ulidtype: parse "": invalid length 0, want 16 (raw bytes), 26 (base32), 36 (UUID) or 32 (hex)`},
+		{make([]byte, 15), ErrLength, `invalid length 15, want 16 (raw bytes), 26 (base32), 36 (UUID) or 32 (hex)`},
 		{make([]byte, 17), ErrLength, "length 17"},
-		{strings.Repeat("0", 16), ErrLength, "length 16"}, // 16 characters of text are not raw bytes
+		{strings.Repeat("0", 16), ErrLength, `ulidtype: parse "0000000000000000": invalid length 16, want 26 (base32), 36 (UUID) or 32 (hex)`}, // 16 characters of text are not raw bytes
 		{"0183e10a-2df0-5979-3eae-a7ca08ad61bZ", ErrCharacter, "position 35"},
 		{"81GFGGMBFGB5WKXBN7S84ATRDG", ErrOverflow, "'8'"},
 	}

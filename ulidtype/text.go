@@ -3,7 +3,6 @@ package ulidtype
 import (
 	"encoding/hex"
 	"errors"
-	"fmt"
 	"slices"
 	"strconv"
 
@@ -21,9 +20,10 @@ var (
 	// ErrOverflow: a 26-character input starts with a character above '7',
 	// so its value does not fit in 128 bits.
 	ErrOverflow = errors.New("ulidtype: value overflows 128 bits")
-	// ErrNull: SQL NULL or JSON null was stored into a plain ULID; use
-	// [NullULID], sql.Null[ULID] or *ULID for nullable values.
-	ErrNull = errors.New("ulidtype: NULL into ULID")
+	// ErrNull: SQL NULL was scanned into a plain ULID; use [NullULID],
+	// sql.Null[ULID] or *ULID for nullable columns. (JSON null leaves a plain
+	// ULID unchanged, as encoding/json does for other values.)
+	ErrNull = errors.New("ulidtype: NULL")
 	// ErrScanType: Scan was given a Go type that cannot hold a ULID.
 	ErrScanType = errors.New("ulidtype: unsupported scan source")
 )
@@ -137,7 +137,7 @@ func decodeHex[T string | []byte](s T, pairs *[16]int, u *ULID) bool {
 	var v ULID
 	var bad byte
 	for i, p := range pairs {
-		hi, lo := decodeHexTable[s[p]], decodeHexTable[s[p+1]]
+		hi, lo := idtext.HexValue[s[p]], idtext.HexValue[s[p+1]]
 		bad |= hi | lo
 		v[i] = hi<<4 | lo
 	}
@@ -153,21 +153,6 @@ var (
 	hexPairs  = [16]int{0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30}
 	uuidPairs = [16]int{0, 2, 4, 6, 9, 11, 14, 16, 19, 21, 24, 26, 28, 30, 32, 34}
 )
-
-// decodeHexTable maps a hex digit, in either case, to its value and every
-// other byte to 0xFF.
-var decodeHexTable = func() (t [256]byte) {
-	for i := range t {
-		t[i] = 0xFF
-	}
-	for i, c := range "0123456789abcdef" {
-		t[c] = byte(i)
-		if c >= 'a' {
-			t[c-'a'+'A'] = byte(i)
-		}
-	}
-	return t
-}()
 
 // parseBase32 decodes 26 characters of Crockford base32, unrolled. The 130
 // bits have the top 2 zero: the first character carries 3 bits, then each 8
@@ -244,9 +229,7 @@ func charError(s string, want string, valid func(i int, c byte) bool) error {
 func isBase32(_ int, c byte) bool { return decodeBase32[c] != 0xFF }
 
 // isHex reports whether c is a hex digit.
-func isHex(_ int, c byte) bool {
-	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
-}
+func isHex(_ int, c byte) bool { return idtext.IsHex(c) }
 
 // isUUIDChar reports whether c may stand at offset i of the UUID form.
 func isUUIDChar(i int, c byte) bool {
@@ -322,27 +305,19 @@ func (u ULID) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON implements the [encoding/json.Unmarshaler] interface. It
-// accepts a JSON string in any form [Parse] does. JSON null is an error
-// wrapping [ErrNull], since a ULID cannot be null: use [NullULID] or *ULID. On
-// error u is left unchanged.
+// accepts a JSON string in any form [Parse] does. JSON null leaves u
+// unchanged and is no error, as encoding/json treats null for any non-pointer
+// value (time.Time does the same); to tell null from an ID, use [NullULID] or
+// *ULID. On error u is left unchanged.
 func (u *ULID) UnmarshalJSON(data []byte) error {
-	s, err := jsonString(data)
-	if err != nil {
-		return err
-	}
-	return u.UnmarshalText(s)
-}
-
-// jsonString returns the contents of the JSON string data.
-func jsonString(data []byte) ([]byte, error) {
-	if string(data) == "null" {
-		return nil, fmt.Errorf("%w: JSON null; use NullULID or *ULID", ErrNull)
-	}
 	s, err := idtext.JSONString(data)
 	if err != nil {
-		return nil, &ParseError{Input: string(data), Pos: -1, Err: ErrCharacter, Msg: err.Error()}
+		if err == idtext.ErrNullJSON {
+			return nil
+		}
+		return &ParseError{Input: string(data), Pos: -1, Err: ErrCharacter, Msg: err.Error()}
 	}
-	return s, nil
+	return u.UnmarshalText(s)
 }
 
 // encodeBase32 writes the 26-character form of u into b. The 48-bit

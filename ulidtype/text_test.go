@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 )
 
 // Vectors computed independently of this package (Python big integers over the
@@ -276,13 +277,20 @@ func TestJSON(t *testing.T) {
 			t.Errorf("json.Unmarshal(%s) = %v, %v", in, v, err)
 		}
 	}
-	// null is an error for a plain ULID and invalid for NullULID.
-	var v ULID
-	if err := v.UnmarshalJSON([]byte("null")); !errors.Is(err, ErrNull) {
-		t.Errorf("UnmarshalJSON(null) = %v, want ErrNull", err)
+	// null leaves a plain ULID unchanged without an error, as encoding/json
+	// does for any non-pointer value and time.Time does; it is invalid for
+	// NullULID.
+	v := u
+	if err := v.UnmarshalJSON([]byte("null")); err != nil || v != u {
+		t.Errorf("UnmarshalJSON(null) = %v, %v; want no error, no change", err, v)
 	}
-	if err := json.Unmarshal([]byte(`{"id":null}`), &d); !errors.Is(err, ErrNull) {
-		t.Errorf(`json.Unmarshal({"id":null}) = %v, want ErrNull`, err)
+	var withTime struct {
+		ID ULID      `json:"id"`
+		T  time.Time `json:"t"`
+	}
+	withTime.ID, withTime.T = u, time.Unix(1, 0)
+	if err := json.Unmarshal([]byte(`{"id":null,"t":null}`), &withTime); err != nil || withTime.ID != u || withTime.T != time.Unix(1, 0) {
+		t.Errorf(`json.Unmarshal({"id":null,"t":null}) = %v, %+v; want both unchanged, as time.Time`, err, withTime)
 	}
 	n := NullULID{ULID: u, Valid: true}
 	if err := json.Unmarshal([]byte("null"), &n); err != nil || n.Valid || !n.ULID.IsZero() {

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strconv"
 )
 
@@ -42,13 +43,21 @@ func InvalidChar(s, want string, valid func(i int, c byte) bool) (pos int, msg s
 	return pos, "invalid character " + QuoteByte(s[pos]) + " at position " + strconv.Itoa(pos) + ", want a " + want
 }
 
-// ErrNotString is returned by JSONString for JSON values other than strings.
-var ErrNotString = errors.New("not a JSON string")
+// Errors returned by JSONString.
+var (
+	// ErrNotString: the JSON value is neither a string nor null.
+	ErrNotString = errors.New("not a JSON string")
+	// ErrNullJSON: the JSON value is null.
+	ErrNullJSON = errors.New("JSON null")
+)
 
 // JSONString returns the contents of the JSON string data without copying
 // when it holds no escapes (an ID never does), and unquoted by encoding/json
-// when it does.
+// when it does. For JSON null it returns ErrNullJSON.
 func JSONString(data []byte) ([]byte, error) {
+	if string(data) == "null" {
+		return nil, ErrNullJSON
+	}
 	n := len(data)
 	if n < 2 || data[0] != '"' || data[n-1] != '"' {
 		return nil, ErrNotString
@@ -65,3 +74,30 @@ func JSONString(data []byte) ([]byte, error) {
 	}
 	return s, nil
 }
+
+// NullError returns the error for SQL NULL scanned into a type that cannot
+// hold it, e.g. `ulidtype: NULL into ULID: use NullULID, sql.Null[ULID] or
+// *ULID for a nullable column`. sentinel is the package's ErrNull, whose
+// message is "<package>: NULL".
+func NullError(sentinel error, typ, use string) error {
+	return fmt.Errorf("%w into %s: use %s for a nullable column", sentinel, typ, use)
+}
+
+// HexValue maps a hex digit, in either case, to its value and every other
+// byte to 0xFF, so that OR-ing the values of a run of bytes has a bit of
+// 0xF0 set exactly when one of them is not a hex digit.
+var HexValue = func() (t [256]byte) {
+	for i := range t {
+		t[i] = 0xFF
+	}
+	for i, c := range "0123456789abcdef" {
+		t[c] = byte(i)
+		if c >= 'a' {
+			t[c-'a'+'A'] = byte(i)
+		}
+	}
+	return t
+}()
+
+// IsHex reports whether c is a hex digit, in either case.
+func IsHex(c byte) bool { return HexValue[c] != 0xFF }

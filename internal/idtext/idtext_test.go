@@ -43,7 +43,6 @@ func TestJSONString(t *testing.T) {
 		{`"abc`, "", false},
 		{`abc"`, "", false},
 		{`"`, "", false},
-		{`null`, "", false},
 		{`12`, "", false},
 		{"\"a\tb\"", "", false}, // raw control characters are not JSON
 	}
@@ -65,5 +64,42 @@ func TestParseErrorText(t *testing.T) {
 	long := ParseErrorText("pkg", string(make([]byte, 100)), "m")
 	if want := `pkg: parse "` + strings.Repeat(`\x00`, 64) + `...": m`; long != want {
 		t.Errorf("long input: %s", long)
+	}
+}
+
+func TestJSONStringNull(t *testing.T) {
+	if s, err := JSONString([]byte("null")); err != ErrNullJSON || s != nil {
+		t.Errorf("JSONString(null) = %q, %v; want ErrNullJSON", s, err)
+	}
+	for _, in := range []string{`"null"`, `nul`, `null `, `NULL`} {
+		if _, err := JSONString([]byte(in)); err == ErrNullJSON {
+			t.Errorf("JSONString(%s) = ErrNullJSON", in)
+		}
+	}
+}
+
+func TestHexValue(t *testing.T) {
+	for c := range 256 {
+		v := HexValue[c]
+		var want byte = 0xFF
+		switch {
+		case '0' <= c && c <= '9':
+			want = byte(c - '0')
+		case 'a' <= c && c <= 'f':
+			want = byte(c - 'a' + 10)
+		case 'A' <= c && c <= 'F':
+			want = byte(c - 'A' + 10)
+		}
+		if v != want || IsHex(byte(c)) != (want != 0xFF) {
+			t.Errorf("HexValue[%#x] = %#x, IsHex %v; want %#x", c, v, IsHex(byte(c)), want)
+		}
+	}
+}
+
+func TestNullError(t *testing.T) {
+	sentinel := errors.New("pkg: NULL")
+	err := NullError(sentinel, "ID", "NullID or *ID")
+	if !errors.Is(err, sentinel) || err.Error() != "pkg: NULL into ID: use NullID or *ID for a nullable column" {
+		t.Errorf("NullError = %q", err)
 	}
 }
