@@ -27,7 +27,7 @@ func cmdMigrate(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "migrate")
 	dbURL := fs.String("database-url", "", "the database to migrate (default $DATABASE_URL)")
 	asJSON := fs.Bool("json", false, `print {"database", "direction", "from_version", "to_version"}`)
-	pos, err := parse(fs, args)
+	pos, err := parse(e, fs, args)
 	if err != nil {
 		return err
 	}
@@ -92,7 +92,7 @@ func cmdDemo(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "demo")
 	dbURL := fs.String("database-url", "", "the server to use (default $DATABASE_URL, then the docker-compose DSN, then an embedded PostgreSQL)")
 	rows := fs.Int("rows", 200_000, "rows per key kind")
-	pos, err := parse(fs, args)
+	pos, err := parse(e, fs, args)
 	if err != nil {
 		return err
 	}

@@ -26,6 +26,7 @@ func fmtTime(t time.Time) string { return t.UTC().Format(timeFormat) }
 func writeJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
 	return enc.Encode(v)
 }
 
@@ -36,7 +37,7 @@ func cmdNew(_ context.Context, e *env, args []string) error {
 	n := fs.Int("n", 1, "how many IDs")
 	format := fs.String("format", "text", "text (ULID base32, ObjectId hex), uuid (ULID), hex, short (ObjectId) or json (an array of the text forms)")
 	asJSON := fs.Bool("json", false, "same as --format json")
-	pos, err := parse(fs, args)
+	pos, err := parse(e, fs, args)
 	if err != nil {
 		return err
 	}
@@ -221,7 +222,7 @@ func spacedHex(b []byte) string {
 func cmdInspect(_ context.Context, e *env, args []string) error {
 	fs := newFlags(e, "inspect")
 	asJSON := fs.Bool("json", false, "print a JSON array, one object per ID")
-	pos, err := parse(fs, args)
+	pos, err := parse(e, fs, args)
 	if err != nil {
 		return err
 	}
@@ -277,7 +278,7 @@ func cmdConvert(_ context.Context, e *env, args []string) error {
 	fs := newFlags(e, "convert")
 	to := fs.String("to", "", "the form to print: ulid, uuid, hex (ULID or ObjectId) or short (ObjectId)")
 	asJSON := fs.Bool("json", false, `print {"input", "kind", "to", "output"}`)
-	pos, err := parse(fs, args)
+	pos, err := parse(e, fs, args)
 	if err != nil {
 		return err
 	}
@@ -318,6 +319,9 @@ func parseWhen(s string, now time.Time) (time.Time, error) {
 		if t, err := time.Parse(layout, s); err == nil {
 			return t.UTC(), nil
 		}
+	}
+	if s == "" {
+		return time.Time{}, fmt.Errorf("empty time; want RFC 3339, a date, now, or a duration relative to now (-24h)")
 	}
 	d := s
 	days := 0.0
@@ -362,7 +366,7 @@ func cmdRange(_ context.Context, e *env, args []string) error {
 	toS := fs.String("to", "now", "end, exclusive: as --from")
 	kind := fs.String("kind", "ulid", "ulid or objectid")
 	asJSON := fs.Bool("json", false, "print JSON")
-	pos, err := parse(fs, args)
+	pos, err := parse(e, fs, args)
 	if err != nil {
 		return err
 	}
@@ -426,12 +430,8 @@ func cmdRange(_ context.Context, e *env, args []string) error {
 		if out.Kind == "objectid" {
 			keys = []string{"hex", "short"}
 		}
-		for i, k := range keys {
-			label := ""
-			if i == 0 {
-				label = b.name
-			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\n", label, k, b.b.Forms[k])
+		for _, k := range keys {
+			fmt.Fprintf(tw, "%s %s\t%s\n", b.name, k, b.b.Forms[k])
 		}
 	}
 	fmt.Fprintf(tw, "note\t%s\n", out.Note)

@@ -157,7 +157,15 @@ func hasFlags(fs *flag.FlagSet) bool {
 // (pgid convert ID --to uuid); "--" ends the flags. It returns the
 // positional arguments. Flag errors are usage errors, already reported by
 // the flag package.
-func parse(fs *flag.FlagSet, args []string) ([]string, error) {
+func parse(e *env, fs *flag.FlagSet, args []string) ([]string, error) {
+	for _, a := range args {
+		if a == "--" {
+			break
+		}
+		if a == "-h" || a == "-help" || a == "--help" || a == "--h" {
+			fs.SetOutput(e.stdout) // asked for: stdout
+		}
+	}
 	var pos []string
 	for {
 		if err := fs.Parse(args); err != nil {
