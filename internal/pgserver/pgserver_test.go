@@ -1,13 +1,20 @@
 package pgserver
 
 import (
+	"archive/zip"
+	"bytes"
 	"context"
 	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -204,5 +211,97 @@ func processState(pid int, d time.Duration) string {
 			return "running"
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// TestDownload runs the download path (no PGID_POSTGRES_BINARIES) against a
+// local stand-in for Maven Central serving an archive built from the npm
+// binaries, as root if the test runs as root: the first start downloads and
+// extracts, the second uses the extracted copy.
+func TestDownload(t *testing.T) {
+	bins := binaries(t)
+	for _, tool := range []string{"tar", "xz"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Fatalf("this test builds a .txz with %s: %v", tool, err)
+		}
+	}
+	base, err := os.MkdirTemp("", "pgid-download-test-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(base)
+	os.Chmod(base, 0o755) // the server's user must reach the cache inside
+
+	// The jar embedded-postgres expects: a zip holding a .txz of bin, lib
+	// and share. Here bin holds scripts that exec the real binaries (which
+	// find lib and share next to themselves): the archive stays tiny, and
+	// extracting ~60 MB with a pure-Go xz decoder under -race would take
+	// minutes.
+	tree := filepath.Join(base, "tree")
+	for _, d := range []string{"bin", "lib", "share"} {
+		if err := os.MkdirAll(filepath.Join(tree, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, b := range []string{"initdb", "pg_ctl", "postgres"} {
+		script := "#!/bin/sh\nexec " + shQuote(filepath.Join(bins, "bin", b)) + ` "$@"` + "\n"
+		if err := os.WriteFile(filepath.Join(tree, "bin", b), []byte(script), 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	txz := filepath.Join(base, "pg.txz")
+	cmd := exec.Command("sh", "-c", `tar -C "$1" -cf - bin lib share | xz -0 > "$2"`, "sh", tree, txz)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("build the archive: %v\n%s", err, out)
+	}
+	var jar bytes.Buffer
+	zw := zip.NewWriter(&jar)
+	w, _ := zw.CreateHeader(&zip.FileHeader{Name: "postgres-linux-x86_64.txz", Method: zip.Store})
+	f, err := os.Open(txz)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(w, f)
+	f.Close()
+	zw.Close()
+	var requests atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		requests.Add(1)
+		if strings.HasSuffix(r.URL.Path, "/embedded-postgres-binaries-"+runtime.GOOS+"-"+runtime.GOARCH+"-"+string(EmbeddedVersion)+".jar") {
+			w.Write(jar.Bytes())
+			return
+		}
+		http.NotFound(w, r)
+	}))
+	defer srv.Close()
+
+	o := EmbeddedOptions{
+		BinaryRepositoryURL: srv.URL,
+		ArchiveDir:          filepath.Join(base, "archive"),
+		CacheDir:            filepath.Join(base, "cache"),
+		Getenv:              env(nil),
+	}
+	for i := 0; i < 2; i++ {
+		s, err := StartEmbedded(context.Background(), o)
+		if err != nil {
+			t.Fatalf("start %d: %v", i+1, err)
+		}
+		t.Log(s.Description)
+		if err := Ping(context.Background(), s.DSN, 5*time.Second); err != nil {
+			t.Error(err)
+		}
+		if err := s.Close(); err != nil {
+			t.Error(err)
+		}
+		if !strings.Contains(s.Description, "downloaded by embedded-postgres") {
+			t.Errorf("description %q", s.Description)
+		}
+	}
+	if n := requests.Load(); n < 1 || n > 2 { // the jar, and maybe its .sha256
+		t.Errorf("%d requests to the repository, want the jar (and its .sha256) once", n)
+	}
+	left, _ := filepath.Glob(filepath.Join(base, "cache", ".extract-*"))
+	if len(left) > 0 {
+		t.Errorf("extraction leftovers: %v", left)
 	}
 }
