@@ -247,20 +247,8 @@ func TestConvert(t *testing.T) {
 		}
 	}
 	// A short form starting with "-" needs "--".
-	var dash objectidtype.ObjectID
-	for i := 0; ; i++ {
-		dash = objectidtype.New()
-		if dash.Short()[0] == '-' {
-			break
-		}
-		if i > 1_000_000 {
-			t.Skip("no short form starting with '-'")
-		}
-		dash[0] = 0xf8 // 111110: '-' in the short alphabet
-		if dash.Short()[0] == '-' {
-			break
-		}
-	}
+	dash := objectidtype.New()
+	dash[0] = 0xf8 // top six bits 111110: '-' in the short alphabet
 	if got := strings.TrimSpace(mustRun(t, "convert", "--to", "hex", "--", dash.Short())); got != dash.String() {
 		t.Errorf("convert -- %s = %s, want %s", dash.Short(), got, dash.String())
 	}
