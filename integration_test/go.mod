@@ -10,8 +10,14 @@ require (
 	github.com/jackc/pgx/v5 v5.12.0
 	github.com/lib/pq v1.12.3
 	github.com/pgid/pgid v0.0.0-00010101000000-000000000000
+	github.com/pgid/pgid/internal/pgserver v0.0.0-00010101000000-000000000000
 	github.com/pgid/pgid/sqlc v0.0.0-00010101000000-000000000000
 	github.com/testcontainers/testcontainers-go/modules/postgres v0.44.0
+)
+
+require (
+	github.com/fergusstrange/embedded-postgres v1.34.0 // indirect
+	github.com/xi2/xz v0.0.0-20171230120015-48954b6210f8 // indirect
 )
 
 require (
@@ -84,3 +90,5 @@ require (
 )
 
 replace github.com/pgid/pgid/migrations => ../migrations
+
+replace github.com/pgid/pgid/internal/pgserver => ../internal/pgserver

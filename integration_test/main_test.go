@@ -3,12 +3,15 @@
 // (pgx in all five QueryExecModes, pgxpool, database/sql over pgx's stdlib,
 // lib/pq).
 //
-// A server is found, in this order, at
+// A server is found by internal/pgserver, in this order, at
 //
 //  1. DATABASE_URL, if set (it must answer; there is no fallback from it);
 //  2. the docker-compose default DSN, [composeDSN], if something answers;
 //  3. a [containerImage] container started with testcontainers-go, if a
-//     Docker engine answers.
+//     Docker engine answers;
+//  4. an embedded PostgreSQL on a free port, stopped and removed at the end
+//     (PGID_POSTGRES=embedded goes straight there; PGID_POSTGRES_BINARIES=DIR
+//     runs local binaries instead of downloading).
 //
 // Without any of them the package fails; it never skips. Each run creates a
 // template database with the migrations applied, and each test a database
@@ -31,6 +34,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	tcpostgres "github.com/testcontainers/testcontainers-go/modules/postgres"
 
+	"github.com/pgid/pgid/internal/pgserver"
 	"github.com/pgid/pgid/migrations"
 )
 
@@ -100,28 +104,39 @@ func run(m *testing.M) int {
 }
 
 // findServer returns the DSN of a PostgreSQL server that answers, where it
-// came from, and a function that releases it.
+// came from, and a function that releases it: pgserver.Find, with
+// testcontainers-go as its test-only step 3.
 func findServer(ctx context.Context) (dsn, source string, cleanup func(), err error) {
-	noop := func() {}
-	if env := os.Getenv("DATABASE_URL"); env != "" {
-		if err := ping(ctx, env, 10*time.Second); err != nil {
-			return "", "", nil, fmt.Errorf("DATABASE_URL is set but does not answer (fix it, or unset it to use docker compose or testcontainers-go): %w", err)
+	s, err := pgserver.Find(ctx, pgserver.Options{
+		ComposeDSN: composeDSN,
+		Hook:       startContainer,
+		HookName:   "a Docker engine for testcontainers-go to start " + containerImage,
+		Embedded: pgserver.EmbeddedOptions{Logf: func(format string, args ...any) {
+			fmt.Fprintf(os.Stderr, format+"\n", args...)
+		}},
+	})
+	if err != nil {
+		return "", "", nil, err
+	}
+	return s.DSN, s.Description, func() {
+		if err := s.Close(); err != nil {
+			fmt.Fprintln(os.Stderr, "integration_test: stop server:", err)
 		}
-		return env, "DATABASE_URL", noop, nil
-	}
-	composeErr := ping(ctx, composeDSN, 2*time.Second)
-	if composeErr == nil {
-		return composeDSN, "docker-compose default DSN", noop, nil
-	}
-	c, tcErr := tcpostgres.Run(ctx, containerImage,
+	}, nil
+}
+
+// startContainer is pgserver's step 3: a containerImage container started
+// with testcontainers-go, if a Docker engine answers.
+func startContainer(ctx context.Context) (dsn, source string, cleanup func(), err error) {
+	c, err := tcpostgres.Run(ctx, containerImage,
 		tcpostgres.WithDatabase("postgres"),
 		tcpostgres.WithUsername("postgres"),
 		tcpostgres.WithPassword("postgres"),
 		tcpostgres.BasicWaitStrategies(),
 	)
-	if tcErr == nil {
-		dsn, tcErr = c.ConnectionString(ctx, "sslmode=disable")
-		if tcErr == nil {
+	if err == nil {
+		dsn, err = c.ConnectionString(ctx, "sslmode=disable")
+		if err == nil {
 			return dsn, "testcontainers-go " + containerImage, func() { _ = c.Terminate(context.Background()) }, nil
 		}
 	}
@@ -131,28 +146,7 @@ func findServer(ctx context.Context) (dsn, source string, cleanup func(), err er
 	if c != nil {
 		_ = c.Terminate(context.Background())
 	}
-	return "", "", nil, fmt.Errorf(`no PostgreSQL server found. Provide one of:
-  1. DATABASE_URL=postgres://user:pass@host:5432/db?sslmode=disable (a role that may CREATE DATABASE);
-  2. docker compose up -d --wait   (serves %s; it did not answer: %v);
-  3. a Docker engine for testcontainers-go to start %s (it failed: %v)`,
-		composeDSN, composeErr, containerImage, tcErr)
-}
-
-// ping connects to dsn within timeout and runs a query.
-func ping(ctx context.Context, dsn string, timeout time.Duration) error {
-	cfg, err := pgx.ParseConfig(dsn)
-	if err != nil {
-		return err
-	}
-	cfg.ConnectTimeout = timeout
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	conn, err := pgx.ConnectConfig(ctx, cfg)
-	if err != nil {
-		return err
-	}
-	defer conn.Close(context.Background())
-	return conn.Ping(ctx)
+	return "", "", nil, err
 }
 
 // createTemplate creates database name and applies the migrations to it.

@@ -1,0 +1,395 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/pgid/pgid/internal/pgserver"
+	"github.com/pgid/pgid/migrations"
+	"github.com/pgid/pgid/objectidtype"
+	"github.com/pgid/pgid/pgidpgx"
+	"github.com/pgid/pgid/ulidtype"
+)
+
+// ---- migrate
+
+func cmdMigrate(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "migrate")
+	dbURL := fs.String("database-url", "", "the database to migrate (default $DATABASE_URL)")
+	asJSON := fs.Bool("json", false, `print {"database", "direction", "from_version", "to_version"}`)
+	pos, err := parse(e, fs, args)
+	if err != nil {
+		return err
+	}
+	dir := "up"
+	switch len(pos) {
+	case 0:
+	case 1:
+		dir = pos[0]
+		if dir != "up" && dir != "down" {
+			return usagef("unknown direction %q: want up or down", dir)
+		}
+	default:
+		return usagef("want at most one argument, up or down; got %d", len(pos))
+	}
+	dsn := *dbURL
+	if dsn == "" {
+		dsn = e.getenv("DATABASE_URL")
+	}
+	if dsn == "" {
+		return usagef("which database? Give --database-url or set DATABASE_URL (migrate never starts a server of its own)")
+	}
+	cfg, err := pgx.ParseConfig(dsn)
+	if err != nil {
+		return usagef("--database-url: %v", err)
+	}
+	conn, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(context.Background())
+	m, err := migrations.NewMigrator(ctx, conn)
+	if err != nil {
+		return err
+	}
+	before, err := m.GetCurrentVersion(ctx)
+	if err != nil {
+		return err
+	}
+	if dir == "up" {
+		err = migrations.Up(ctx, conn)
+	} else {
+		err = migrations.Down(ctx, conn)
+	}
+	if err != nil {
+		return err
+	}
+	after, err := m.GetCurrentVersion(ctx)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		return writeJSON(e.stdout, map[string]any{"database": cfg.Database, "direction": dir, "from_version": before, "to_version": after})
+	}
+	fmt.Fprintf(e.stdout, "migrate %s: database %s on %s:%d, version %d -> %d (%d migrations, recorded in %s)\n",
+		dir, cfg.Database, cfg.Host, cfg.Port, before, after, len(m.Migrations), migrations.VersionTable)
+	return nil
+}
+
+// ---- demo
+
+func cmdDemo(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "demo")
+	dbURL := fs.String("database-url", "", "the server to use (default $DATABASE_URL, then the docker-compose DSN, then an embedded PostgreSQL)")
+	rows := fs.Int("rows", 200_000, "rows per key kind")
+	pos, err := parse(e, fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return usagef("unexpected argument %q", pos[0])
+	}
+	if *rows < 1000 {
+		return usagef("--rows %d: want at least 1000", *rows)
+	}
+	began := time.Now()
+	out := e.stdout
+	progress := newProgress(e.stderr)
+
+	fmt.Fprintln(out, "pgid demo: time-ordered keys in PostgreSQL, end to end")
+	s, err := pgserver.Find(ctx, pgserver.Options{
+		DatabaseURL: *dbURL,
+		Getenv:      e.getenv,
+		Embedded:    pgserver.EmbeddedOptions{Logf: progress.logf, Getenv: e.getenv},
+	})
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err := s.Close(); err != nil {
+			fmt.Fprintln(e.stderr, "pgid demo: stop server:", err)
+		}
+	}()
+	fmt.Fprintf(out, "server    %s\n", s.Description)
+
+	admin, err := pgx.Connect(ctx, s.DSN)
+	if err != nil {
+		return err
+	}
+	defer admin.Close(context.Background())
+	b := make([]byte, 4)
+	rand.Read(b)
+	name := "pgid_demo_" + hex.EncodeToString(b)
+	if _, err := admin.Exec(ctx, "CREATE DATABASE "+name); err != nil {
+		return fmt.Errorf("create the scratch database (the role needs CREATEDB): %w", err)
+	}
+	defer func() {
+		dctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if _, err := admin.Exec(dctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)"); err != nil {
+			fmt.Fprintf(e.stderr, "pgid demo: drop database %s: %v\n", name, err)
+		}
+	}()
+	cfg := admin.Config().Copy()
+	cfg.Database = name
+	conn, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(context.Background())
+	if err := migrations.Up(ctx, conn); err != nil {
+		return err
+	}
+	if err := pgidpgx.AfterConnect(ctx, conn); err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "database  %s (scratch, dropped at the end), pgid migrations applied\n\n", name)
+
+	d := &demo{conn: conn, out: out, progress: progress, rows: *rows}
+	if err := d.load(ctx); err != nil {
+		return err
+	}
+	if err := d.window(ctx); err != nil {
+		return err
+	}
+	if err := d.shortener(ctx); err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "\ndone in %.1f s; database %s dropped", time.Since(began).Seconds(), name)
+	if s.Via == pgserver.ViaEmbedded {
+		fmt.Fprint(out, ", embedded server stopped and removed")
+	}
+	fmt.Fprintln(out)
+	return nil
+}
+
+type demo struct {
+	conn     *pgx.Conn
+	out      io.Writer
+	progress *progress
+	rows     int
+	span     time.Duration // the simulated creation times span this much
+	end      time.Time     // up to now
+}
+
+// keyStats is one column of the comparison table.
+type keyStats struct {
+	load      time.Duration
+	indexSize int64
+	leafFill  string
+}
+
+const batch = 10_000
+
+func (d *demo) load(ctx context.Context) error {
+	for _, sql := range []string{
+		"CREATE TABLE ulid_keys (id pgid.ulid PRIMARY KEY, n int NOT NULL)",
+		"CREATE TABLE uuid_keys (id uuid PRIMARY KEY, n int NOT NULL)",
+	} {
+		if _, err := d.conn.Exec(ctx, sql); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(d.out, "loading %s rows per key kind with CopyFrom, %s per batch\n", thousands(int64(d.rows)), thousands(batch))
+
+	// The ULIDs carry simulated creation times: one row every 3 s up to
+	// now, as a table that has been written to for a while. The Generator
+	// takes the clock, so this is the library's real generation path.
+	d.span = time.Duration(d.rows) * 3 * time.Second
+	d.end = time.Now()
+	tick := d.end.Add(-d.span)
+	gen := ulidtype.NewGenerator(func() time.Time { tick = tick.Add(3 * time.Second); return tick }, rand.Reader)
+	ulidRow := func(i int) []any { return []any{gen.New(), i} }
+	uuid.EnableRandPool()
+	uuidRow := func(i int) []any { return []any{uuid.New(), i} }
+
+	var stats [2]keyStats
+	for k, t := range []struct {
+		table, label string
+		row          func(int) []any
+	}{{"ulid_keys", "ULID keys  ", ulidRow}, {"uuid_keys", "UUIDv4 keys", uuidRow}} {
+		start := time.Now()
+		for from := 0; from < d.rows; from += batch {
+			to := min(from+batch, d.rows)
+			rows := make([][]any, 0, to-from)
+			for i := from; i < to; i++ {
+				rows = append(rows, t.row(i))
+			}
+			if _, err := d.conn.CopyFrom(ctx, pgx.Identifier{t.table}, []string{"id", "n"}, pgx.CopyFromRows(rows)); err != nil {
+				return err
+			}
+			d.progress.update("  %s %s / %s", t.label, thousands(int64(to)), thousands(int64(d.rows)))
+		}
+		stats[k].load = time.Since(start)
+		d.progress.done()
+		if err := d.conn.QueryRow(ctx, "SELECT pg_relation_size($1::regclass)", t.table+"_pkey").Scan(&stats[k].indexSize); err != nil {
+			return err
+		}
+	}
+	if _, err := d.conn.Exec(ctx, "ANALYZE ulid_keys, uuid_keys"); err != nil {
+		return err
+	}
+
+	// Leaf fill: how full the B-tree's leaf pages are, from pgstattuple.
+	note := ""
+	if _, err := d.conn.Exec(ctx, "CREATE EXTENSION IF NOT EXISTS pgstattuple"); err != nil {
+		note = "leaf fill needs the pgstattuple extension (contrib), which this server lacks: " + firstLine(err.Error())
+		stats[0].leafFill, stats[1].leafFill = "n/a", "n/a"
+	} else {
+		for k, t := range []string{"ulid_keys_pkey", "uuid_keys_pkey"} {
+			var fill float64
+			if err := d.conn.QueryRow(ctx, "SELECT avg_leaf_density FROM pgstatindex($1)", t).Scan(&fill); err != nil {
+				return err
+			}
+			stats[k].leafFill = fmt.Sprintf("%.1f %%", fill)
+		}
+	}
+	fmt.Fprintf(d.out, "\n%-27s %-18s %s\n", "", "ULID (pgid.ulid)", "UUIDv4 (uuid)")
+	fmt.Fprintf(d.out, "%-27s %-18s %s\n", "load time (generate+copy)", fmt.Sprintf("%.2f s", stats[0].load.Seconds()), fmt.Sprintf("%.2f s", stats[1].load.Seconds()))
+	fmt.Fprintf(d.out, "%-27s %-18s %s\n", "primary key index size", mb(stats[0].indexSize), mb(stats[1].indexSize))
+	fmt.Fprintf(d.out, "%-27s %-18s %s\n", "index leaf fill", stats[0].leafFill, stats[1].leafFill)
+	if note != "" {
+		fmt.Fprintln(d.out, "note: "+note)
+	} else {
+		fmt.Fprintln(d.out, "(ULIDs append at the right edge of the index; random UUIDv4s split pages all over it)")
+	}
+	return nil
+}
+
+// window counts the rows created in the last hour by ID bounds alone.
+func (d *demo) window(ctx context.Context) error {
+	from, to := d.end.Add(-time.Hour), d.end.Add(time.Second)
+	lo, hi := ulidtype.Range(from, to)
+	q := "SELECT count(*), sum(n) FROM ulid_keys WHERE id >= $1 AND id < $2"
+	fmt.Fprintf(d.out, "\ntime window: ULID rows created in the last hour, by primary key bounds only\n")
+	fmt.Fprintf(d.out, "  ulidtype.Range(%s, %s)\n", fmtTime(from), fmtTime(to))
+	fmt.Fprintf(d.out, "  WHERE id >= '%s' AND id < '%s'\n", lo.UUIDString(), hi.UUIDString())
+	var n int64
+	var sum *int64
+	start := time.Now()
+	if err := d.conn.QueryRow(ctx, q, lo, hi).Scan(&n, &sum); err != nil {
+		return err
+	}
+	took := time.Since(start)
+	rows, err := d.conn.Query(ctx, "EXPLAIN (COSTS OFF) "+q, lo, hi)
+	if err != nil {
+		return err
+	}
+	plan, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return err
+	}
+	scan := "(no index scan in the plan: " + strings.Join(plan, " / ") + ")"
+	for _, line := range plan {
+		if strings.Contains(line, "Index") && strings.Contains(line, "Scan") {
+			scan = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(line), "->"))
+			break
+		}
+	}
+	fmt.Fprintf(d.out, "  %-6s %s of %s (one every 3 s over %.1f days) in %.1f ms\n", "rows", thousands(n), thousands(int64(d.rows)), d.span.Hours()/24, float64(took.Microseconds())/1000)
+	fmt.Fprintf(d.out, "  %-6s %s\n", "plan", scan)
+	fmt.Fprintln(d.out, "  (a UUIDv4 key needs a created_at column and a second index for this)")
+	return nil
+}
+
+// shortener stores a link under an ObjectId and looks it up by its short form.
+func (d *demo) shortener(ctx context.Context) error {
+	if _, err := d.conn.Exec(ctx, "CREATE TABLE links (id pgid.objectid PRIMARY KEY, url text NOT NULL)"); err != nil {
+		return err
+	}
+	id := objectidtype.New()
+	long := "https://example.com/docs/getting-started?utm_source=newsletter&utm_campaign=pgid"
+	if _, err := d.conn.Exec(ctx, "INSERT INTO links (id, url) VALUES ($1, $2)", id, long); err != nil {
+		return err
+	}
+	code := id.Short()
+	var url, hexID string
+	var created time.Time
+	var got objectidtype.ObjectID
+	err := d.conn.QueryRow(ctx,
+		"SELECT id, url, pgid.objectid_to_hex(id), pgid.objectid_time(id) FROM links WHERE id = pgid.objectid_from_short($1)",
+		code).Scan(&got, &url, &hexID, &created)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return fmt.Errorf("link %s not found by its short code", code)
+	} else if err != nil {
+		return err
+	}
+	if got != id {
+		return fmt.Errorf("looked up %s, got %s", id, got)
+	}
+	fmt.Fprintf(d.out, "\nlink shortener: the public code is the ObjectId's 16-character short form\n")
+	if hexID != id.String() {
+		return fmt.Errorf("pgid.objectid_to_hex gives %s for %s", hexID, id)
+	}
+	fmt.Fprintf(d.out, "  %-8s %s (hex; 12 bytes in a pgid.objectid column)\n", "id", hexID)
+	fmt.Fprintf(d.out, "  %-8s https://sho.rt/%s -> %s\n", "link", code, url)
+	fmt.Fprintf(d.out, "  %-8s WHERE id = pgid.objectid_from_short('%s'): found, created %s\n", "lookup", code, fmtTime(created))
+	return nil
+}
+
+// progress writes loading progress to stderr: in place on a terminal,
+// otherwise at each quarter.
+type progress struct {
+	w    io.Writer
+	tty  bool
+	last string
+	n    int
+}
+
+func newProgress(w io.Writer) *progress {
+	p := &progress{w: w}
+	if f, ok := w.(*os.File); ok {
+		if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
+			p.tty = true
+		}
+	}
+	return p
+}
+
+func (p *progress) update(format string, args ...any) {
+	p.last = fmt.Sprintf(format, args...)
+	p.n++
+	if p.tty {
+		fmt.Fprintf(p.w, "\r%s", p.last)
+	} else if p.n%5 == 0 {
+		fmt.Fprintln(p.w, p.last)
+	}
+}
+
+func (p *progress) done() {
+	if p.tty {
+		fmt.Fprintf(p.w, "\r%s\n", p.last)
+	} else if p.n%5 != 0 {
+		fmt.Fprintln(p.w, p.last)
+	}
+	p.n = 0
+}
+
+func (p *progress) logf(format string, args ...any) {
+	fmt.Fprintf(p.w, format+"\n", args...)
+}
+
+func thousands(n int64) string {
+	s := fmt.Sprint(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+func mb(b int64) string { return fmt.Sprintf("%.1f MB", float64(b)/(1<<20)) }
+
+func firstLine(s string) string {
+	l, _, _ := strings.Cut(s, "\n")
+	return l
+}

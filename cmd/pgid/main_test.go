@@ -1,0 +1,500 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/pgid/pgid/objectidtype"
+	"github.com/pgid/pgid/ulidtype"
+)
+
+// runCLI runs the program with args and returns its exit status, stdout and
+// stderr.
+func runCLI(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code := run(context.Background(), args, &out, &errOut)
+	return code, out.String(), errOut.String()
+}
+
+// mustRun runs args and fails unless the exit status is 0.
+func mustRun(t *testing.T, args ...string) string {
+	t.Helper()
+	code, out, errOut := runCLI(t, args...)
+	if code != 0 {
+		t.Fatalf("pgid %s: exit %d\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), code, out, errOut)
+	}
+	return out
+}
+
+func TestHelp(t *testing.T) {
+	for _, args := range [][]string{{"-h"}, {"help"}, {"new", "-h"}, {"inspect", "-h"}, {"convert", "--help"}, {"range", "-h"}, {"migrate", "-h"}, {"demo", "-h"}} {
+		code, out, _ := runCLI(t, args...)
+		if code != 0 || !strings.Contains(out, "pgid") {
+			t.Errorf("pgid %v: exit %d, stdout %q", args, code, out)
+		}
+	}
+	code, _, errOut := runCLI(t)
+	if code != 2 || !strings.Contains(errOut, "Usage:") {
+		t.Errorf("no arguments: exit %d, stderr %q", code, errOut)
+	}
+}
+
+func TestBadInput(t *testing.T) {
+	ulid := ulidtype.New().String()
+	cases := []struct {
+		args []string
+		want string // in stderr
+	}{
+		{[]string{"frobnicate"}, `unknown command "frobnicate"`},
+		{[]string{"new"}, "want one kind, ulid or objectid"},
+		{[]string{"new", "uuid"}, `unknown kind "uuid"`},
+		{[]string{"new", "ulid", "-n", "0"}, "-n 0: want at least 1"},
+		{[]string{"new", "ulid", "-n", "x"}, `invalid value "x" for flag -n`},
+		{[]string{"new", "ulid", "--format", "short"}, `--format "short": want one of text, uuid, hex, json`},
+		{[]string{"new", "objectid", "--format", "uuid"}, `--format "uuid": want one of text, hex, short, json`},
+		{[]string{"new", "ulid", "--bogus"}, "flag provided but not defined: -bogus"},
+		{[]string{"inspect"}, "want at least one ID"},
+		{[]string{"inspect", "01ARZ3NDEKTSV4RRFFQ69G5FAI"}, `invalid character 'I' at position 25`},
+		{[]string{"inspect", "81ARZ3NDEKTSV4RRFFQ69G5FAV"}, "overflow"},
+		{[]string{"inspect", "4e7020cb7cac81af7136236g"}, "position 23"},
+		{[]string{"inspect", "jD0wOTOIwqZNdyd!"}, "position 15"},
+		{[]string{"inspect", "0190b6f5-6c3b-7a4e-9f2c+1234567890ab"}, "objectid"[:0] + "ulidtype: parse"},
+		{[]string{"inspect", "abc"}, `"abc": 3 characters; want a ULID (26), a UUID (36)`},
+		{[]string{"convert", ulid}, "--to is required"},
+		{[]string{"convert", ulid, "--to", "short"}, "a ulid has no short form; it has ulid, uuid, hex"},
+		{[]string{"convert", "jD0wOTOIwqZNdydH", "--to", "uuid"}, "a objectid has no uuid form"},
+		{[]string{"convert", ulid, "--to", "base64"}, `--to "base64": want one of ulid, uuid, hex, short`},
+		{[]string{"convert", ulid, ulid, "--to", "hex"}, "want one ID, got 2 arguments"},
+		{[]string{"range"}, "--from is required"},
+		{[]string{"range", "--from", "yesterday"}, `--from "yesterday": want RFC 3339`},
+		{[]string{"range", "--from", "-1h", "--to", "2026-13-01"}, `--to "2026-13-01"`},
+		{[]string{"range", "--from", "-1h", "--kind", "uuid"}, `--kind "uuid": want one of ulid, objectid`},
+		{[]string{"range", "--from", "2026-01-02", "--to", "2026-01-01"}, "is not after --from"},
+		{[]string{"range", "--from", "2026-01-01T00:00:00.2Z", "--to", "2026-01-01T00:00:00.9Z", "--kind", "objectid"}, "at second precision"},
+		{[]string{"migrate", "sideways"}, `unknown direction "sideways"`},
+		{[]string{"migrate", "up", "--database-url", "postgres://%zz"}, "--database-url:"},
+		{[]string{"demo", "--rows", "10"}, "--rows 10: want at least 1000"},
+	}
+	for _, c := range cases {
+		code, out, errOut := runCLI(t, c.args...)
+		if code != 2 {
+			t.Errorf("pgid %s: exit %d, want 2 (stderr %q)", strings.Join(c.args, " "), code, errOut)
+		}
+		if !strings.Contains(errOut, c.want) {
+			t.Errorf("pgid %s: stderr %q, want it to contain %q", strings.Join(c.args, " "), errOut, c.want)
+		}
+		if out != "" {
+			t.Errorf("pgid %s: wrote to stdout: %q", strings.Join(c.args, " "), out)
+		}
+	}
+}
+
+func TestNew(t *testing.T) {
+	lines := strings.Fields(mustRun(t, "new", "ulid", "-n", "10000"))
+	if len(lines) != 10000 {
+		t.Fatalf("%d lines, want 10000", len(lines))
+	}
+	var prev ulidtype.ULID
+	for _, l := range lines {
+		u, err := ulidtype.Parse(l)
+		if err != nil || len(l) != 26 {
+			t.Fatalf("%q: %v", l, err)
+		}
+		if u.Compare(prev) <= 0 {
+			t.Fatalf("not increasing: %s after %s", u, prev)
+		}
+		prev = u
+	}
+	for _, c := range []struct {
+		kind, format string
+		n            int
+	}{{"ulid", "uuid", 36}, {"ulid", "hex", 32}, {"ulid", "text", 26}, {"objectid", "text", 24}, {"objectid", "hex", 24}, {"objectid", "short", 16}} {
+		out := mustRun(t, "new", c.kind, "--format", c.format, "-n", "3")
+		for _, l := range strings.Fields(out) {
+			if len(l) != c.n {
+				t.Errorf("new %s --format %s: %q, want %d characters", c.kind, c.format, l, c.n)
+			}
+			if _, err := parseAny(l); err != nil {
+				t.Error(err)
+			}
+		}
+	}
+	for _, args := range [][]string{{"new", "ulid", "--json", "-n", "5000"}, {"new", "objectid", "--format", "json", "-n", "5000"}} {
+		var ids []string
+		if err := json.Unmarshal([]byte(mustRun(t, args...)), &ids); err != nil || len(ids) != 5000 {
+			t.Fatalf("%v: %d IDs, %v", args, len(ids), err)
+		}
+		if args[1] == "ulid" {
+			var us []ulidtype.ULID
+			if err := json.Unmarshal([]byte(mustRun(t, args...)), &us); err != nil {
+				t.Fatal(err)
+			}
+		} else {
+			var os []objectidtype.ObjectID
+			if err := json.Unmarshal([]byte(mustRun(t, args...)), &os); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}
+
+func TestInspectKinds(t *testing.T) {
+	u := ulidtype.MustParse("01ARZ3NDEKTSV4RRFFQ69G5FAV")
+	o := objectidtype.MustParse("4e7020cb7cac81af7136236b")
+	ulidTime := "2016-07-30T23:54:10.259Z"
+	v7 := "0190b6f5-6c3b-7a4e-9f2c-1234567890ab"
+	v4 := "550e8400-e29b-41d4-a716-446655440000"
+	v1 := "6ba7b810-9dad-11d1-80b4-00c04fd430c8" // RFC 9562's namespace DNS: a v1
+	cases := []struct {
+		in, kind, form, time string
+		uuidVersion          int
+		isV7                 bool
+		agrees               *bool
+	}{
+		{u.String(), "ulid", "ulid", ulidTime, 0, false, nil},
+		{strings.ToLower(u.String()), "ulid", "ulid", ulidTime, 0, false, nil},
+		// A plain ULID read as a UUID: version nibble 0xd, variant bits not 10.
+		{u.UUIDString(), "ulid", "uuid", ulidTime, 13, false, nil},
+		{hex.EncodeToString(u[:]), "ulid", "hex", ulidTime, 13, false, nil},
+		{v7, "ulid", "uuid", "2024-07-15T15:14:15.739Z", 7, true, ptr(true)},
+		{strings.ReplaceAll(v7, "-", ""), "ulid", "hex", "2024-07-15T15:14:15.739Z", 7, true, ptr(true)},
+		{v4, "ulid", "uuid", "", 4, false, nil},
+		{v1, "ulid", "uuid", "", 1, false, ptr(false)},
+		{o.String(), "objectid", "hex", "2011-09-14T03:34:35.000Z", 0, false, nil},
+		{"jD0wOTOIwqZNdydH", "objectid", "short", "2011-09-14T03:34:35.000Z", 0, false, nil},
+	}
+	for _, c := range cases {
+		out := mustRun(t, "inspect", "--json", c.in)
+		var infos []idInfo
+		if err := json.Unmarshal([]byte(out), &infos); err != nil || len(infos) != 1 {
+			t.Fatalf("%s: %v\n%s", c.in, err, out)
+		}
+		got := infos[0]
+		if got.Kind != c.kind || got.Form != c.form || (c.time != "" && got.Time != c.time) {
+			t.Errorf("%s: kind %s form %s time %s, want %s %s %s", c.in, got.Kind, got.Form, got.Time, c.kind, c.form, c.time)
+		}
+		if c.kind == "ulid" {
+			p, _ := ulidtype.Parse(c.in)
+			if got.Forms["ulid"] != p.String() || got.Forms["uuid"] != p.UUIDString() || got.Forms["hex"] != hex.EncodeToString(p[:]) || got.Bytes != spacedHex(p[:]) {
+				t.Errorf("%s: forms %v bytes %s", c.in, got.Forms, got.Bytes)
+			}
+		} else if got.Forms["hex"] != o.String() || got.Forms["short"] != "jD0wOTOIwqZNdydH" || got.Bytes != "4e 70 20 cb 7c ac 81 af 71 36 23 6b" {
+			t.Errorf("%s: forms %v bytes %s", c.in, got.Forms, got.Bytes)
+		}
+		if (got.UUID != nil) != (c.uuidVersion != 0) {
+			t.Fatalf("%s: uuid section %+v, want version %d", c.in, got.UUID, c.uuidVersion)
+		}
+		if got.UUID != nil {
+			if got.UUID.Version != c.uuidVersion || got.UUID.IsV7 != c.isV7 || (got.UUID.Agrees == nil) != (c.agrees == nil) ||
+				(c.agrees != nil && *got.UUID.Agrees != *c.agrees) {
+				t.Errorf("%s: uuid %+v, want version %d v7 %v agrees %v", c.in, got.UUID, c.uuidVersion, c.isV7, c.agrees)
+			}
+		}
+		// The text output says the same.
+		text := mustRun(t, "inspect", c.in)
+		for _, want := range []string{got.Time, got.Bytes} {
+			if !strings.Contains(text, want) {
+				t.Errorf("inspect %s: text lacks %q:\n%s", c.in, want, text)
+			}
+		}
+		if c.isV7 && !strings.Contains(text, "agrees with the ULID time: yes") {
+			t.Errorf("inspect %s: text does not say the v7 time agrees:\n%s", c.in, text)
+		}
+	}
+	// Several IDs at once.
+	var infos []idInfo
+	if err := json.Unmarshal([]byte(mustRun(t, "inspect", "--json", u.String(), o.String())), &infos); err != nil || len(infos) != 2 {
+		t.Fatalf("%v, %d", err, len(infos))
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func TestConvert(t *testing.T) {
+	u := ulidtype.New()
+	o := objectidtype.New()
+	cases := []struct{ in, to, want string }{
+		{u.String(), "uuid", u.UUIDString()},
+		{u.UUIDString(), "ulid", u.String()},
+		{u.UUIDString(), "hex", hex.EncodeToString(u[:])},
+		{hex.EncodeToString(u[:]), "ulid", u.String()},
+		{o.String(), "short", o.Short()},
+		{o.Short(), "hex", o.String()},
+	}
+	for _, c := range cases {
+		if got := strings.TrimSpace(mustRun(t, "convert", c.in, "--to", c.to)); got != c.want {
+			t.Errorf("convert %s --to %s = %s, want %s", c.in, c.to, got, c.want)
+		}
+		// Flags before the ID work too.
+		var j map[string]string
+		if err := json.Unmarshal([]byte(mustRun(t, "convert", "--json", "--to", c.to, c.in)), &j); err != nil {
+			t.Fatal(err)
+		}
+		if j["output"] != c.want || j["to"] != c.to || j["input"] != c.in {
+			t.Errorf("convert --json: %v", j)
+		}
+	}
+	// A short form starting with "-" needs "--".
+	dash := objectidtype.New()
+	dash[0] = 0xf8 // top six bits 111110: '-' in the short alphabet
+	if got := strings.TrimSpace(mustRun(t, "convert", "--to", "hex", "--", dash.Short())); got != dash.String() {
+		t.Errorf("convert -- %s = %s, want %s", dash.Short(), got, dash.String())
+	}
+}
+
+func TestParseWhen(t *testing.T) {
+	now := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
+	cases := map[string]time.Time{
+		"now":                           now,
+		"2026-01-02":                    time.Date(2026, 1, 2, 0, 0, 0, 0, time.UTC),
+		"2026-01-02T03:04:05Z":          time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC),
+		"2026-01-02T03:04:05.123+01:00": time.Date(2026, 1, 2, 2, 4, 5, 123e6, time.UTC),
+		"2026-01-02T03:04:05":           time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC),
+		"2026-01-02T03:04":              time.Date(2026, 1, 2, 3, 4, 0, 0, time.UTC),
+		"-24h":                          now.Add(-24 * time.Hour),
+		"-90m":                          now.Add(-90 * time.Minute),
+		"+1h30m":                        now.Add(90 * time.Minute),
+		"-7d":                           now.Add(-7 * 24 * time.Hour),
+		"-1.5d":                         now.Add(-36 * time.Hour),
+	}
+	for in, want := range cases {
+		got, err := parseWhen(in, now)
+		if err != nil || !got.Equal(want) {
+			t.Errorf("parseWhen(%q) = %v, %v; want %v", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"", "yesterday", "2026-02-30", "-7x", "d"} {
+		if _, err := parseWhen(bad, now); err == nil {
+			t.Errorf("parseWhen(%q) succeeded", bad)
+		}
+	}
+}
+
+func TestRange(t *testing.T) {
+	from, to := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(2026, 1, 2, 0, 0, 0, 0, time.UTC)
+	var r rangeOut
+	if err := json.Unmarshal([]byte(mustRun(t, "range", "--from", "2026-01-01", "--to", "2026-01-02T00:00:00Z", "--json")), &r); err != nil {
+		t.Fatal(err)
+	}
+	lo, hi := ulidtype.Range(from, to)
+	if r.Kind != "ulid" || r.Lo.Forms["ulid"] != lo.String() || r.Hi.Forms["uuid"] != hi.UUIDString() || r.Lo.Forms["hex"] != hex.EncodeToString(lo[:]) {
+		t.Errorf("range: %+v", r)
+	}
+	if want := fmt.Sprintf("WHERE id >= '%s' AND id < '%s'", lo.UUIDString(), hi.UUIDString()); r.Where != want {
+		t.Errorf("where %q, want %q", r.Where, want)
+	}
+
+	if err := json.Unmarshal([]byte(mustRun(t, "range", "--kind", "objectid", "--from", "2026-01-01T00:00:00.7Z", "--to", "2026-01-02", "--json")), &r); err != nil {
+		t.Fatal(err)
+	}
+	olo, ohi := objectidtype.Range(from, to)
+	if r.Kind != "objectid" || r.Lo.Forms["hex"] != olo.String() || r.Hi.Forms["short"] != ohi.Short() || r.Lo.Time != "2026-01-01T00:00:00.000Z" {
+		t.Errorf("range objectid: %+v", r)
+	}
+	if want := fmt.Sprintf(`WHERE id >= '\x%s' AND id < '\x%s'`, olo, ohi); r.Where != want {
+		t.Errorf("where %q, want %q", r.Where, want)
+	}
+
+	// Relative: the last 24 hours end within a few seconds of now.
+	before := time.Now()
+	if err := json.Unmarshal([]byte(mustRun(t, "range", "--from", "-24h", "--json")), &r); err != nil {
+		t.Fatal(err)
+	}
+	hiTime, _ := time.Parse(time.RFC3339, r.Hi.Time)
+	loTime, _ := time.Parse(time.RFC3339, r.Lo.Time)
+	if hiTime.Sub(loTime).Round(time.Second) != 24*time.Hour || hiTime.Before(before.Add(-time.Second)) || hiTime.After(time.Now().Add(time.Second)) {
+		t.Errorf("range --from -24h: %s to %s", r.Lo.Time, r.Hi.Time)
+	}
+	text := mustRun(t, "range", "--from", "-1h")
+	if !regexp.MustCompile(`(?m)^WHERE id >= '[0-9a-f-]{36}' AND id < '[0-9a-f-]{36}'$`).MatchString(text) {
+		t.Errorf("range text lacks the WHERE clause:\n%s", text)
+	}
+}
+
+// serverDSN is the PostgreSQL the database tests use: DATABASE_URL, else
+// the local cluster. They fail, never skip, without one.
+func serverDSN(t *testing.T) string {
+	t.Helper()
+	dsn := os.Getenv("DATABASE_URL")
+	if dsn == "" {
+		dsn = "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable"
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatalf("the database tests need a PostgreSQL at DATABASE_URL or %s: %v", dsn, err)
+	}
+	conn.Close(ctx)
+	return dsn
+}
+
+// scratchDB creates a database dropped when t ends and returns its DSN.
+func scratchDB(t *testing.T) string {
+	dsn := serverDSN(t)
+	ctx := context.Background()
+	admin, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := fmt.Sprintf("pgid_cli_test_%d", time.Now().UnixNano())
+	if _, err := admin.Exec(ctx, "CREATE DATABASE "+name); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		admin.Exec(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")
+		admin.Close(ctx)
+	})
+	cfg := admin.Config().Copy()
+	cfg.Database = name
+	return fmt.Sprintf("postgres://%s@%s:%d/%s?sslmode=disable", cfg.User, cfg.Host, cfg.Port, name)
+}
+
+func TestMigrate(t *testing.T) {
+	dsn := scratchDB(t)
+	var res map[string]any
+	if err := json.Unmarshal([]byte(mustRun(t, "migrate", "--database-url", dsn, "--json")), &res); err != nil {
+		t.Fatal(err)
+	}
+	if res["direction"] != "up" || res["from_version"] != 0.0 || res["to_version"].(float64) < 3 {
+		t.Errorf("migrate up: %v", res)
+	}
+	top := res["to_version"].(float64)
+	out := mustRun(t, "migrate", "up", "--database-url", dsn)
+	if !strings.Contains(out, fmt.Sprintf("version %.0f -> %.0f", top, top)) {
+		t.Errorf("second migrate up: %s", out)
+	}
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var n int
+	conn.QueryRow(ctx, "SELECT count(*) FROM pg_namespace WHERE nspname = 'pgid'").Scan(&n)
+	if n != 1 {
+		t.Fatal("no schema pgid after migrate up")
+	}
+	// DATABASE_URL is read when there is no flag.
+	var e env
+	var stdout, stderr bytes.Buffer
+	e.stdout, e.stderr = &stdout, &stderr
+	e.getenv = func(k string) string {
+		if k == "DATABASE_URL" {
+			return dsn
+		}
+		return ""
+	}
+	if code := runEnv(ctx, []string{"migrate", "down", "--json"}, &e); code != 0 {
+		t.Fatalf("migrate down: exit %d: %s", code, stderr.String())
+	}
+	if err := json.Unmarshal(stdout.Bytes(), &res); err != nil || res["direction"] != "down" || res["to_version"] != 0.0 {
+		t.Errorf("migrate down: %v %v", res, err)
+	}
+	conn.QueryRow(ctx, "SELECT count(*) FROM pg_namespace WHERE nspname = 'pgid'").Scan(&n)
+	if n != 0 {
+		t.Fatal("schema pgid left after migrate down")
+	}
+	// No database given: a usage error.
+	e.getenv = func(string) string { return "" }
+	stderr.Reset()
+	if code := runEnv(ctx, []string{"migrate"}, &e); code != 2 || !strings.Contains(stderr.String(), "Give --database-url or set DATABASE_URL") {
+		t.Errorf("migrate without a database: exit %d, %s", code, stderr.String())
+	}
+	// An unreachable server: a failure, exit 1.
+	code, _, errOut := runCLI(t, "migrate", "--database-url", "postgres://postgres@127.0.0.1:1/x?connect_timeout=2")
+	if code != 1 || !strings.Contains(errOut, "pgid migrate:") {
+		t.Errorf("migrate against a dead server: exit %d, %s", code, errOut)
+	}
+}
+
+func TestDemo(t *testing.T) {
+	dsn := serverDSN(t)
+	code, out, errOut := runCLI(t, "demo", "--database-url", dsn, "--rows", "20000")
+	if code != 0 {
+		t.Fatalf("demo: exit %d\n%s\n%s", code, out, errOut)
+	}
+	t.Log("\n" + out)
+	for _, re := range []string{
+		`(?m)^server +PostgreSQL \d+\.\d+ at .* from --database-url$`,
+		`(?m)^database +pgid_demo_[0-9a-f]{8} \(scratch, dropped at the end\)`,
+		`(?m)^load time \(generate\+copy\) +\d+\.\d\d s +\d+\.\d\d s$`,
+		`(?m)^primary key index size +\d+\.\d MB +\d+\.\d MB$`,
+		`(?m)^index leaf fill +(\d+\.\d %|n/a) +(\d+\.\d %|n/a)$`,
+		`(?m)^  rows +\d[\d,]* of 20,000 .* in \d+\.\d ms$`,
+		`(?m)^  plan +Index (Only )?Scan using ulid_keys_pkey on ulid_keys`,
+		`(?m)^  link +https://sho\.rt/[0-9A-Za-z_-]{16} -> https://`,
+		`(?m)^  lookup +WHERE id = pgid\.objectid_from_short\('[0-9A-Za-z_-]{16}'\): found`,
+		`(?m)^done in \d+\.\d s; database pgid_demo_[0-9a-f]{8} dropped$`,
+	} {
+		if !regexp.MustCompile(re).MatchString(out) {
+			t.Errorf("demo output lacks %s", re)
+		}
+	}
+	if !strings.Contains(errOut, "ULID keys   20,000 / 20,000") || !strings.Contains(errOut, "UUIDv4 keys 20,000 / 20,000") {
+		t.Errorf("no progress on stderr: %q", errOut)
+	}
+	db := regexp.MustCompile(`pgid_demo_[0-9a-f]{8}`).FindString(out)
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var n int
+	conn.QueryRow(ctx, "SELECT count(*) FROM pg_database WHERE datname = $1", db).Scan(&n)
+	if n != 0 {
+		t.Errorf("database %s left behind", db)
+	}
+}
+
+// TestDemoEmbedded runs the demo the way CI does: PGID_POSTGRES=embedded
+// with local binaries (PGID_POSTGRES_BINARIES, or .ci/pg-binaries 18).
+func TestDemoEmbedded(t *testing.T) {
+	bins := os.Getenv("PGID_POSTGRES_BINARIES")
+	if bins == "" {
+		out, err := execOutput("../../.ci/pg-binaries", "18")
+		if err != nil {
+			t.Fatalf("set PGID_POSTGRES_BINARIES, or let ../../.ci/pg-binaries 18 fetch PostgreSQL 18: %v", err)
+		}
+		bins = out
+	}
+	var stdout, stderr bytes.Buffer
+	e := &env{stdout: &stdout, stderr: &stderr, getenv: func(k string) string {
+		return map[string]string{"PGID_POSTGRES": "embedded", "PGID_POSTGRES_BINARIES": bins, "DATABASE_URL": "postgres://nowhere:1/x"}[k]
+	}}
+	if code := runEnv(context.Background(), []string{"demo", "--rows", "10000"}, e); code != 0 {
+		t.Fatalf("demo: exit %d\n%s\n%s", code, stdout.String(), stderr.String())
+	}
+	out := stdout.String()
+	t.Log("\n" + out)
+	for _, want := range []string{"server    embedded PostgreSQL 18.", "forced by PGID_POSTGRES=embedded", "embedded server stopped and removed", "Index Scan using ulid_keys_pkey"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("demo output lacks %q", want)
+		}
+	}
+	dataDir := regexp.MustCompile(`data in (\S+),`).FindStringSubmatch(out)
+	if dataDir == nil {
+		t.Fatal("no data directory in the output")
+	}
+	if _, err := os.Stat(dataDir[1]); !os.IsNotExist(err) {
+		t.Errorf("data directory %s left behind: %v", dataDir[1], err)
+	}
+}
+
+func execOutput(name string, args ...string) (string, error) {
+	out, err := exec.Command(name, args...).Output()
+	return strings.TrimSpace(string(out)), err
+}
