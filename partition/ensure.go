@@ -143,9 +143,11 @@ func Ensure(ctx context.Context, conn *pgx.Conn, p Plan) (Report, error) {
 // (if any) last, with their time ranges and row estimates (pg_class.reltuples,
 // -1 before the first VACUUM or ANALYZE). It checks parent as [Ensure] does.
 func List(ctx context.Context, q Querier, parent string) ([]Partition, error) {
-	rows, err := q.Query(ctx, `SELECT partition::text, is_default, lower, upper,
-		coalesce(from_bound, ''), coalesce(to_bound, ''), coalesce(row_estimate, -1)
-		FROM pgid.list_partitions($1::regclass)`, parent)
+	rows, err := q.Query(ctx, `SELECT format('%I.%I', n.nspname, c.relname), l.is_default, l.lower, l.upper,
+		coalesce(l.from_bound, ''), coalesce(l.to_bound, ''), coalesce(l.row_estimate, -1)
+		FROM pgid.list_partitions($1::regclass) l
+		JOIN pg_catalog.pg_class c ON c.oid = l.partition
+		JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace`, parent)
 	if err != nil {
 		return nil, wrap("list "+parent, err)
 	}
@@ -178,8 +180,10 @@ func Expired(ctx context.Context, q Querier, parent string, retain Span, now tim
 	if !now.IsZero() {
 		at = &now
 	}
-	rows, err := q.Query(ctx, `SELECT partition::text, lower, upper
-		FROM pgid.expired_partitions($1::regclass, $2::interval, coalesce($3::timestamptz, now()))`,
+	rows, err := q.Query(ctx, `SELECT format('%I.%I', n.nspname, c.relname), e.lower, e.upper
+		FROM pgid.expired_partitions($1::regclass, $2::interval, coalesce($3::timestamptz, now())) e
+		JOIN pg_catalog.pg_class c ON c.oid = e.partition
+		JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace`,
 		parent, retain.interval(), at)
 	if err != nil {
 		return nil, wrap("expired "+parent, err)

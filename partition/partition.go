@@ -372,8 +372,8 @@ func (p Plan) check() error {
 
 // Partition is one partition of a table partitioned by ID.
 type Partition struct {
-	// Name is the partition's name as the session would write it
-	// (schema-qualified when the schema is not on the search_path).
+	// Name is the partition's schema-qualified name, quoted where SQL
+	// needs it: public.events_p20261122, app."Events_p20261122".
 	Name string
 	// Default is true for the DEFAULT partition, which has no bounds.
 	Default bool
