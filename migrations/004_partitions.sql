@@ -315,6 +315,15 @@ DECLARE
   name_ text;
   hit record;
   has boolean;
+  rels regclass[];
+  froms text[];
+  tos text[];
+  kfrom bytea[];
+  kto bytea[];
+  lo_k bytea;
+  hi_k bytea;
+  j integer;
+  found_j integer;
 BEGIN
   IF parent IS NULL OR every IS NULL OR ahead IS NULL OR retire IS NULL OR at IS NULL THEN
     RAISE EXCEPTION USING ERRCODE = 'PGI06',
@@ -340,7 +349,18 @@ BEGIN
   SELECT a.attname INTO col FROM pg_partitioned_table p
     JOIN pg_attribute a ON a.attrelid = p.partrelid AND a.attnum = p.partattrs[0]
   WHERE p.partrelid = parent;
-  SELECT l.partition INTO def FROM pgid.list_partitions(parent) l WHERE l.is_default;
+  -- The existing partitions, read once, their bounds as bytea (uuid and
+  -- bytea both compare as memcmp); NULL for MINVALUE / MAXVALUE.
+  SELECT coalesce(array_agg(l.partition ORDER BY l.from_bound NULLS FIRST) FILTER (WHERE NOT l.is_default), '{}'),
+         coalesce(array_agg(l.from_bound ORDER BY l.from_bound NULLS FIRST) FILTER (WHERE NOT l.is_default), '{}'),
+         coalesce(array_agg(l.to_bound ORDER BY l.from_bound NULLS FIRST) FILTER (WHERE NOT l.is_default), '{}'),
+         (array_agg(l.partition) FILTER (WHERE l.is_default))[1]
+    INTO rels, froms, tos, def
+  FROM pgid.list_partitions(parent) l;
+  SELECT coalesce(array_agg(CASE kind WHEN 'ulid' THEN decode(replace(f, '-', ''), 'hex') ELSE decode(substr(f, 3), 'hex') END ORDER BY o), '{}')
+    INTO kfrom FROM unnest(froms) WITH ORDINALITY AS u(f, o);
+  SELECT coalesce(array_agg(CASE kind WHEN 'ulid' THEN decode(replace(f, '-', ''), 'hex') ELSE decode(substr(f, 3), 'hex') END ORDER BY o), '{}')
+    INTO kto FROM unnest(tos) WITH ORDINALITY AS u(f, o);
 
   lo_t := (pgid.partition_range(every, at)).lower;
   FOR i IN 0..ahead LOOP
@@ -348,27 +368,26 @@ BEGIN
     IF kind = 'ulid' THEN
       lo := pgid.ulid_min_at(lo_t)::text;
       hi := pgid.ulid_min_at(hi_t)::text;
+      lo_k := decode(replace(lo, '-', ''), 'hex');
+      hi_k := decode(replace(hi, '-', ''), 'hex');
     ELSE
-      lo := '\x' || encode(pgid.objectid_min_at(lo_t), 'hex');
-      hi := '\x' || encode(pgid.objectid_min_at(hi_t), 'hex');
+      lo_k := pgid.objectid_min_at(lo_t);
+      hi_k := pgid.objectid_min_at(hi_t);
+      lo := '\x' || encode(lo_k, 'hex');
+      hi := '\x' || encode(hi_k, 'hex');
     END IF;
 
     -- An existing partition with these bounds: done. One with other bounds
     -- that overlap: stop (PGI05).
-    IF kind = 'ulid' THEN
-      SELECT l.partition, l.from_bound, l.to_bound INTO hit FROM pgid.list_partitions(parent) l
-      WHERE NOT l.is_default
-        AND (l.from_bound IS NULL OR l.from_bound::uuid < hi::uuid)
-        AND (l.to_bound IS NULL OR l.to_bound::uuid > lo::uuid)
-      ORDER BY (l.from_bound = lo AND l.to_bound = hi) DESC LIMIT 1;
-    ELSE
-      SELECT l.partition, l.from_bound, l.to_bound INTO hit FROM pgid.list_partitions(parent) l
-      WHERE NOT l.is_default
-        AND (l.from_bound IS NULL OR decode(substr(l.from_bound, 3), 'hex') < decode(substr(hi, 3), 'hex'))
-        AND (l.to_bound IS NULL OR decode(substr(l.to_bound, 3), 'hex') > decode(substr(lo, 3), 'hex'))
-      ORDER BY (l.from_bound = lo AND l.to_bound = hi) DESC LIMIT 1;
-    END IF;
-    IF hit.partition IS NOT NULL THEN
+    found_j := NULL;
+    FOR j IN 1..coalesce(array_length(rels, 1), 0) LOOP
+      IF (kfrom[j] IS NULL OR kfrom[j] < hi_k) AND (kto[j] IS NULL OR kto[j] > lo_k) THEN
+        found_j := j;
+        EXIT WHEN kfrom[j] = lo_k AND kto[j] = hi_k;
+      END IF;
+    END LOOP;
+    IF found_j IS NOT NULL THEN
+      SELECT rels[found_j] AS partition, froms[found_j] AS from_bound, tos[found_j] AS to_bound INTO hit;
       IF hit.from_bound IS DISTINCT FROM lo OR hit.to_bound IS DISTINCT FROM hi THEN
         RAISE EXCEPTION USING ERRCODE = 'PGI05',
           MESSAGE = format('pgid: new partition [%s, %s) of %s overlaps partition %s, FROM (%s) TO (%s)',
