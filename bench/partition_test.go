@@ -111,8 +111,15 @@ func BenchmarkPartition(b *testing.B) {
 	// windowQueries one-hour windows make one op, so that -benchtime 1x
 	// (which retire-day needs) still averages over many hours.
 	const windowQueries = 200
-	for _, table := range []string{"ev_part", "ev_flat"} {
+	// ev_part-generic: the partitioned table with plan_cache_mode =
+	// force_generic_plan, i.e. no planning per query and run-time pruning.
+	for _, table := range []string{"ev_part", "ev_part-generic", "ev_flat"} {
 		b.Run("window-1h/"+table, func(b *testing.B) {
+			table, generic := strings.CutSuffix(table, "-generic")
+			if generic {
+				exec("SET plan_cache_mode = force_generic_plan")
+				defer exec("RESET plan_cache_mode")
+			}
 			var got, queries int64
 			for b.Loop() {
 				for range windowQueries {
@@ -142,24 +149,29 @@ func BenchmarkPartition(b *testing.B) {
 		}
 		return lsn
 	}
-	retire := func(b *testing.B, one func(day int)) {
-		if b.N > partitionDays-1 {
-			b.Skipf("%d iterations; run retire-day with -benchtime Nx, N < %d", b.N, partitionDays)
+	// retire removes b.N more days with one, counting on from the days the
+	// previous calls (the framework calls each benchmark first with b.N = 1)
+	// removed, in *done.
+	retire := func(b *testing.B, done *int, one func(day int)) {
+		if *done+b.N > partitionDays-1 {
+			b.Skipf("%d more days after %d; run retire-day with -benchtime Nx, N < %d", b.N, *done, partitionDays/2)
 		}
 		b.StopTimer()
 		exec("CHECKPOINT")
 		wal0 := walBytes()
 		b.StartTimer()
 		start := time.Now()
-		for d := 1; d <= b.N; d++ {
-			one(d)
+		for range b.N {
+			*done++
+			one(*done)
 		}
 		elapsed := time.Since(start)
 		b.ReportMetric(elapsed.Seconds()*1000/float64(b.N), "ms/day")
 		b.ReportMetric(float64(walBytes()-wal0)/(1<<20)/float64(b.N), "WAL-MiB/day")
 	}
+	var dropped, deleted int
 	b.Run("retire-day/drop-partition", func(b *testing.B) {
-		retire(b, func(d int) {
+		retire(b, &dropped, func(d int) {
 			rep, err := partition.Ensure(ctx, conn, partition.Plan{Parent: "ev_part", Every: partition.Day,
 				Ahead: 0, Retain: partition.Day, Now: t0.AddDate(0, 0, d+1)})
 			if err != nil || len(rep.Dropped) != 1 {
@@ -168,7 +180,7 @@ func BenchmarkPartition(b *testing.B) {
 		})
 	})
 	b.Run("retire-day/delete-vacuum", func(b *testing.B) {
-		retire(b, func(d int) {
+		retire(b, &deleted, func(d int) {
 			tag, err := conn.Exec(ctx, "DELETE FROM ev_flat WHERE id < $1", ulidtype.MinAt(t0.AddDate(0, 0, d)))
 			if err != nil || tag.RowsAffected() == 0 {
 				b.Fatalf("DELETE: %v, %v", tag, err)
