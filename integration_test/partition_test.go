@@ -551,6 +551,35 @@ func TestPartitionRetention(t *testing.T) {
 	}
 }
 
+// Partitions made by hand count by their bounds: one with ensure_partitions's
+// bounds is not made again, and one FROM (MINVALUE) is retired once its upper
+// bound is older than the cut.
+func TestPartitionHandMade(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	conn := connect(t, newDB(t, true), pgx.QueryExecModeCacheStatement)
+	mustExec(t, conn, `CREATE TABLE hm (id pgid.objectid PRIMARY KEY) PARTITION BY RANGE (id);
+		CREATE TABLE hm_old PARTITION OF hm FOR VALUES FROM (MINVALUE) TO (pgid.objectid_min_at('2026-11-20Z'));
+		CREATE TABLE hm_mine PARTITION OF hm FOR VALUES FROM (pgid.objectid_min_at('2026-11-20Z')) TO (pgid.objectid_min_at('2026-11-21Z'))`)
+	mustExec(t, conn, "INSERT INTO hm VALUES ($1), ($2)", objectidtype.MinAt(day(1, 0)), objectidtype.MinAt(day(20, time.Hour)))
+	rep := ensure(t, conn, partition.Plan{Parent: "hm", Every: partition.Day, Ahead: 1, Now: day(20, 0)})
+	if names(rep.Created) != "public.hm_p20261121" {
+		t.Errorf("created %s, want only public.hm_p20261121", names(rep.Created))
+	}
+	parts, err := partition.List(ctx, conn, "hm")
+	if err != nil || len(parts) != 3 || !parts[0].Lower.IsZero() || parts[0].Upper != day(20, 0) || parts[0].From != "" {
+		t.Fatalf("List: %+v, %v", parts, err)
+	}
+	rep = ensure(t, conn, partition.Plan{Parent: "hm", Every: partition.Day, Ahead: 0, Now: day(21, 0), Retain: partition.Day})
+	if names(rep.Dropped) != "public.hm_old" || !rep.Dropped[0].Lower.IsZero() || rep.Dropped[0].Upper != day(20, 0) {
+		t.Errorf("dropped %+v, want public.hm_old [MINVALUE, the 20th)", rep.Dropped)
+	}
+	var n int
+	if err := conn.QueryRow(ctx, "SELECT count(*) FROM hm").Scan(&n); err != nil || n != 1 {
+		t.Errorf("rows left: %d, %v; want the 20th's", n, err)
+	}
+}
+
 // Concurrent Ensure calls from many connections make each partition once,
 // without errors.
 func TestPartitionConcurrentEnsure(t *testing.T) {

@@ -86,10 +86,16 @@ func Ensure(ctx context.Context, conn *pgx.Conn, p Plan) (Report, error) {
 	if err != nil {
 		return rep, wrap("ensure "+p.Parent, err)
 	}
-	var action string
-	var part Partition
-	_, err = pgx.ForEachRow(rows, []any{&action, &part.Name, &part.Lower, &part.Upper}, func() error {
-		part.Lower, part.Upper = part.Lower.UTC(), part.Upper.UTC()
+	var action, name string
+	var lo, hi *time.Time // NULL for MINVALUE (a retired partition made by hand)
+	_, err = pgx.ForEachRow(rows, []any{&action, &name, &lo, &hi}, func() error {
+		part := Partition{Name: name, RowEstimate: -1}
+		if lo != nil {
+			part.Lower = lo.UTC()
+		}
+		if hi != nil {
+			part.Upper = hi.UTC()
+		}
 		switch action {
 		case "created":
 			rep.Created = append(rep.Created, part)

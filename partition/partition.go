@@ -384,7 +384,8 @@ type Partition struct {
 	// the hex of the bytea); empty for MINVALUE / MAXVALUE.
 	From, To string
 	// RowEstimate is pg_class.reltuples, -1 before the first VACUUM or
-	// ANALYZE. Only [List] fills it in.
+	// ANALYZE. Only [List] fills it in; it is -1 in the results of
+	// [Ensure] and [Expired].
 	RowEstimate int64
 }
 
