@@ -23,6 +23,11 @@ func sqlState(err error) string {
 	return ""
 }
 
+// pgidFunctions is the number of functions in schema pgid: 6 ULID and 8
+// ObjectId functions, and the internal pgid._parse_error and
+// pgid._crockford_pairs.
+const pgidFunctions = 16
+
 func pgidObjects(t *testing.T, conn *pgx.Conn) (types, funcs int) {
 	t.Helper()
 	err := conn.QueryRow(context.Background(), `
@@ -62,9 +67,9 @@ func TestMigrationsUpDown(t *testing.T) {
 	if v := schemaVersion(t, conn); v != 3 {
 		t.Fatalf("version after Up: %d, want 3", v)
 	}
-	// 2 domains + 2 array types; 6 ULID + 8 ObjectId functions.
-	if types, funcs := pgidObjects(t, conn); types != 4 || funcs != 14 {
-		t.Fatalf("after Up: %d types, %d functions; want 4, 14", types, funcs)
+	// 2 domains + 2 array types; pgidFunctions functions.
+	if types, funcs := pgidObjects(t, conn); types != 4 || funcs != pgidFunctions {
+		t.Fatalf("after Up: %d types, %d functions; want 4, %d", types, funcs, pgidFunctions)
 	}
 
 	// Each file's forward part, as someone would paste it into psql, twice.
@@ -78,8 +83,8 @@ func TestMigrationsUpDown(t *testing.T) {
 			}
 		}
 	}
-	if types, funcs := pgidObjects(t, conn); types != 4 || funcs != 14 {
-		t.Fatalf("after re-running: %d types, %d functions; want 4, 14", types, funcs)
+	if types, funcs := pgidObjects(t, conn); types != 4 || funcs != pgidFunctions {
+		t.Fatalf("after re-running: %d types, %d functions; want 4, %d", types, funcs, pgidFunctions)
 	}
 
 	if err := migrations.Down(ctx, conn); err != nil {
@@ -102,8 +107,8 @@ func TestMigrationsUpDown(t *testing.T) {
 	if err := migrations.Up(ctx, conn); err != nil {
 		t.Fatalf("Up after Down: %v", err)
 	}
-	if types, funcs := pgidObjects(t, conn); types != 4 || funcs != 14 {
-		t.Fatalf("after Down, Up: %d types, %d functions; want 4, 14", types, funcs)
+	if types, funcs := pgidObjects(t, conn); types != 4 || funcs != pgidFunctions {
+		t.Fatalf("after Down, Up: %d types, %d functions; want 4, %d", types, funcs, pgidFunctions)
 	}
 }
 
@@ -133,8 +138,8 @@ func TestMigrationsDownRestrict(t *testing.T) {
 	if err := migrations.Up(ctx, conn); err != nil {
 		t.Fatalf("Up after refused Down: %v", err)
 	}
-	if types, funcs := pgidObjects(t, conn); types != 4 || funcs != 14 {
-		t.Fatalf("after Up: %d types, %d functions; want 4, 14", types, funcs)
+	if types, funcs := pgidObjects(t, conn); types != 4 || funcs != pgidFunctions {
+		t.Fatalf("after Up: %d types, %d functions; want 4, %d", types, funcs, pgidFunctions)
 	}
 }
 
@@ -185,8 +190,8 @@ func TestFunctionAttributes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(fns) != 14 {
-		t.Fatalf("%d functions, want 14", len(fns))
+	if len(fns) != pgidFunctions {
+		t.Fatalf("%d functions, want %d", len(fns), pgidFunctions)
 	}
 	for _, f := range fns {
 		if f.Parallel != "s" {
