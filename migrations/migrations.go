@@ -13,8 +13,9 @@
 //
 // tern runs RESET ALL on the connection after each migration it applies. [Up]
 // and [Down] put back every setting the session had changed with SET
-// (search_path, statement_timeout, TimeZone, application_name, ...), so a
-// pooled connection comes back as it was lent.
+// (search_path, statement_timeout, TimeZone, application_name, ...; not
+// custom settings such as myapp.x, see [Up]), so a pooled connection comes
+// back as it was lent.
 //
 // Each file's forward part is idempotent (CREATE ... IF NOT EXISTS, CREATE OR
 // REPLACE, a DO block for the domains), so it may also be run by hand, e.g.
@@ -155,7 +156,10 @@ func NewMigrator(ctx context.Context, conn *pgx.Conn) (*migrate.Migrator, error)
 // apply, a role that does not own the database gets [ErrNotOwner].
 //
 // It waits at most [DefaultLockWait] for [LockKey] (see [WithLockWait]) and
-// leaves conn's session settings as it found them.
+// leaves conn's session settings as it found them, except custom ones
+// (SET myapp.x = ...): tern's RESET ALL empties those, and pg_settings does
+// not list them, so Up cannot put them back. Run Up on a connection of its
+// own, or before setting them, if that matters.
 func Up(ctx context.Context, conn *pgx.Conn, opts ...Option) error {
 	return run(ctx, conn, "up", opts, func(m *migrate.Migrator) error {
 		v, err := m.GetCurrentVersion(ctx)
