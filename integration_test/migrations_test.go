@@ -112,7 +112,8 @@ func TestMigrationsUpDown(t *testing.T) {
 	}
 }
 
-// Down refuses to drop what user tables use, and leaves the data alone.
+// Down refuses to drop what user tables use, and then has dropped nothing:
+// every pgid object is there and the version is unchanged.
 func TestMigrationsDownRestrict(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -126,20 +127,78 @@ func TestMigrationsDownRestrict(t *testing.T) {
 	if sqlState(err) != "2BP01" { // dependent_objects_still_exist
 		t.Fatalf("Down with a table using the domains: %v, want SQLSTATE 2BP01", err)
 	}
+	if !strings.Contains(err.Error(), "nothing dropped, still at version 3") {
+		t.Errorf("Down's error does not say what state it left: %v", err)
+	}
 	var n int
 	if err := conn.QueryRow(ctx, "SELECT count(*) FROM keep").Scan(&n); err != nil || n != 1 {
 		t.Fatalf("table after refused Down: %d rows, %v", n, err)
 	}
-	// 003 (ObjectId functions, unused by the table) was reverted; 002 stopped
-	// at pgid.gen_ulid, the column default.
-	if v := schemaVersion(t, conn); v != 2 {
-		t.Fatalf("version after refused Down: %d, want 2", v)
-	}
-	if err := migrations.Up(ctx, conn); err != nil {
-		t.Fatalf("Up after refused Down: %v", err)
+	if v := schemaVersion(t, conn); v != 3 {
+		t.Fatalf("version after refused Down: %d, want 3", v)
 	}
 	if types, funcs := pgidObjects(t, conn); types != 4 || funcs != pgidFunctions {
-		t.Fatalf("after Up: %d types, %d functions; want 4, %d", types, funcs, pgidFunctions)
+		t.Fatalf("after refused Down: %d types, %d functions; want 4, %d", types, funcs, pgidFunctions)
+	}
+}
+
+// A user function with an SQL-standard body that calls a pgid function is a
+// dependency PostgreSQL tracks, so it stops Down; one with a quoted body is
+// not: Down goes ahead, and the function fails when next called.
+func TestMigrationsDownUserFunctions(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	conn := connect(t, newDB(t, true), pgx.QueryExecModeCacheStatement)
+	if _, err := conn.Exec(ctx, `
+		CREATE FUNCTION std_body(u uuid) RETURNS text LANGUAGE sql RETURN pgid.ulid_to_text(u);
+		CREATE FUNCTION quoted_body(u uuid) RETURNS text LANGUAGE sql AS 'SELECT pgid.ulid_to_text(u)'`); err != nil {
+		t.Fatal(err)
+	}
+	if err := migrations.Down(ctx, conn); sqlState(err) != "2BP01" || !strings.Contains(err.Error(), "std_body") {
+		t.Fatalf("Down with an SQL-standard body calling pgid: %v, want 2BP01 naming std_body", err)
+	}
+	if types, funcs := pgidObjects(t, conn); types != 4 || funcs != pgidFunctions || schemaVersion(t, conn) != 3 {
+		t.Fatalf("after refused Down: %d types, %d functions", types, funcs)
+	}
+	if _, err := conn.Exec(ctx, "DROP FUNCTION std_body(uuid)"); err != nil {
+		t.Fatal(err)
+	}
+	if err := migrations.Down(ctx, conn); err != nil {
+		t.Fatalf("Down with only a quoted body calling pgid: %v", err)
+	}
+	var s string
+	if err := conn.QueryRow(ctx, "SELECT quoted_body(gen_random_uuid())").Scan(&s); sqlState(err) != "42883" && sqlState(err) != "3F000" {
+		t.Fatalf("quoted_body after Down: %q, %v; want undefined function or schema", s, err)
+	}
+}
+
+// After Down and Up on another connection, a statement pgx prepared and
+// cached before fails once with XX000 "cache lookup failed for type" (the
+// types have new OIDs); pgx drops it from its cache and the next call works.
+// Down's documentation says so; this pins the behaviour.
+func TestMigrationsDownUpCachedStatements(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dsn := newDB(t, true)
+	user := connect(t, dsn, pgx.QueryExecModeCacheStatement)
+	const q = "SELECT pgid.ulid_to_text($1::pgid.ulid)"
+	var s string
+	if err := user.QueryRow(ctx, q, "01563e3a-b5d3-d676-4c61-efb99302bd5b").Scan(&s); err != nil {
+		t.Fatal(err)
+	}
+	other := connect(t, dsn, pgx.QueryExecModeCacheStatement)
+	if err := migrations.Down(ctx, other); err != nil {
+		t.Fatal(err)
+	}
+	if err := migrations.Up(ctx, other); err != nil {
+		t.Fatal(err)
+	}
+	err := user.QueryRow(ctx, q, "01563e3a-b5d3-d676-4c61-efb99302bd5b").Scan(&s)
+	if sqlState(err) != "XX000" || !strings.Contains(err.Error(), "cache lookup failed for type") {
+		t.Fatalf("cached statement after Down, Up: %v; want XX000 cache lookup failed (update Down's documentation if this changed)", err)
+	}
+	if err := user.QueryRow(ctx, q, "01563e3a-b5d3-d676-4c61-efb99302bd5b").Scan(&s); err != nil || s != "01ARZ3NDEKTSV4RRFFQ69G5FAV" {
+		t.Fatalf("second call: %q, %v", s, err)
 	}
 }
 

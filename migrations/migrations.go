@@ -79,6 +79,7 @@ import (
 	"embed"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -235,6 +236,11 @@ func tryDown(ctx context.Context, conn *pgx.Conn, migs []*migrate.Migration) err
 	defer tx.Rollback(ctx)
 	for i := len(migs) - 1; i >= 0; i-- {
 		if _, err := tx.Exec(ctx, migs[i].DownSQL); err != nil {
+			// The detail lists the dependent objects: say which.
+			var pgErr *pgconn.PgError
+			if errors.As(err, &pgErr) && pgErr.Detail != "" {
+				return fmt.Errorf("%s: %w; %s", migs[i].Name, err, strings.ReplaceAll(pgErr.Detail, "\n", "; "))
+			}
 			return fmt.Errorf("%s: %w", migs[i].Name, err)
 		}
 	}
