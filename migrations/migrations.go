@@ -62,10 +62,11 @@
 // overflow. Lengths and positions count bytes of the UTF-8 text, as Go does,
 // so a string with a multibyte character fails the same way in SQL and in
 // Go, and the input is quoted as Go's strconv.Quote quotes it (a newline
-// shows as \n). Text the server itself refuses never reaches the functions:
-// a NUL byte in a text parameter fails with SQLSTATE 22021
-// (character_not_in_repertoire) in text format and 08P01 (protocol_violation)
-// in binary format, and so does invalid UTF-8 (22021).
+// shows as \n). Text the server itself refuses never reaches the functions
+// and fails with another SQLSTATE: a NUL byte with 22021
+// (character_not_in_repertoire) as a bound parameter and with 08P01
+// (protocol_violation) inside the query text of the simple protocol, invalid
+// UTF-8 with 22021.
 //
 // pgid.gen_ulid and pgid.gen_objectid exist for DEFAULT clauses and ad-hoc
 // SQL. They are not monotonic: two IDs from the same millisecond (ULID) or
