@@ -231,6 +231,10 @@ func TestFunctionAttributes(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	conn := connect(t, newDB(t, true), pgx.QueryExecModeCacheStatement)
+	if _, err := conn.Exec(ctx, `CREATE FUNCTION gen_random_bytes_12() RETURNS bytea LANGUAGE sql VOLATILE
+		RETURN substr(uuid_send(gen_random_uuid()), 1, 12)`); err != nil {
+		t.Fatal(err)
+	}
 	rows, err := conn.Query(ctx, `
 		SELECT p.proname, p.provolatile::text, p.proisstrict, p.proparallel::text, l.lanname,
 		       coalesce(obj_description(p.oid, 'pg_proc'), '')
@@ -278,11 +282,14 @@ func TestFunctionAttributes(t *testing.T) {
 		}
 	}
 
-	// The bound functions are inlined: EXPLAIN VERBOSE shows their body,
-	// not a call.
+	// The bound functions, the encoders and the time functions are inlined
+	// (their SQL-standard bodies too): EXPLAIN VERBOSE shows their body, not
+	// a call.
 	rows, err = conn.Query(ctx, `EXPLAIN (VERBOSE, COSTS OFF)
-		SELECT pgid.ulid_min_at(t), pgid.ulid_max_at(t), pgid.objectid_min_at(t), pgid.objectid_max_at(t)
-		FROM (VALUES (now()), (now())) v(t)`)
+		SELECT pgid.ulid_min_at(t), pgid.ulid_max_at(t), pgid.objectid_min_at(t), pgid.objectid_max_at(t),
+		       pgid.ulid_to_text(u), pgid.ulid_time(u), pgid.objectid_to_hex(o), pgid.objectid_to_short(o),
+		       pgid.objectid_time(o), pgid.gen_ulid(), pgid.gen_objectid()
+		FROM (VALUES (now(), gen_random_uuid(), gen_random_bytes_12()), (now(), gen_random_uuid(), gen_random_bytes_12())) v(t, u, o)`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -291,7 +298,9 @@ func TestFunctionAttributes(t *testing.T) {
 		t.Fatal(err)
 	}
 	plan := strings.Join(lines, "\n")
-	if strings.Contains(plan, "_at(") {
-		t.Errorf("bound functions not inlined:\n%s", plan)
+	for _, call := range []string{"_at(", "_to_text(", "_time(", "_to_hex(", "_to_short(", "gen_ulid(", "gen_objectid("} {
+		if strings.Contains(plan, call) {
+			t.Errorf("%s...) not inlined:\n%s", call, plan)
+		}
 	}
 }
