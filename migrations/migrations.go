@@ -39,7 +39,8 @@
 // pgid.ulid_max_at, pgid.gen_ulid. ObjectId (bytea): pgid.objectid_time,
 // pgid.objectid_to_hex, pgid.objectid_from_hex, pgid.objectid_to_short,
 // pgid.objectid_from_short, pgid.objectid_min_at, pgid.objectid_max_at,
-// pgid.gen_objectid.
+// pgid.gen_objectid. Names starting with an underscore (pgid._parse_error,
+// pgid._crockford_pairs) are internal helpers of these, not API.
 //
 // # Search path
 //
