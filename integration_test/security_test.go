@@ -2,12 +2,14 @@ package integration_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/pgid/pgid/migrations"
 	"github.com/pgid/pgid/objectidtype"
@@ -105,7 +107,9 @@ func TestSearchPathHijack(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		_, _ = admin.Exec(context.Background(), "DROP ROLE IF EXISTS "+attacker)
+		if _, err := admin.Exec(context.Background(), "DROP ROLE IF EXISTS "+attacker); err != nil {
+			t.Errorf("drop role %s: %v", attacker, err)
+		}
 	})
 	if _, err := conn.Exec(ctx, fmt.Sprintf(`
 		CREATE TABLE public.audit (what text);
@@ -117,7 +121,11 @@ func TestSearchPathHijack(t *testing.T) {
 	// The database is dropped with everything the attacker owns in it, but
 	// the role can only go once nothing in the cluster refers to it.
 	t.Cleanup(func() {
-		conn.Exec(context.Background(), "RESET search_path; DROP OWNED BY "+attacker)
+		if _, err := conn.Exec(context.Background(), "RESET search_path; DROP OWNED BY "+attacker); err != nil {
+			var pgErr *pgconn.PgError
+			errors.As(err, &pgErr)
+			t.Errorf("drop owned by %s: %v: %s", attacker, err, pgErr.Detail)
+		}
 	})
 	installAttacker(t, conn, attacker, "public", false)
 	installAttacker(t, conn, attacker, "evil", true)
@@ -127,6 +135,19 @@ func TestSearchPathHijack(t *testing.T) {
 	}
 	if err := migrations.Up(ctx, conn); err != nil {
 		t.Fatalf("Up under search_path evil, pg_catalog: %v", err)
+	}
+	// tern creates the version table with an unqualified "int4": Up runs it
+	// under a search_path of its own, so the column is not the attacker's
+	// evil.int4 (which would also keep the attacker's role from being dropped).
+	var versionType string
+	if err := conn.QueryRow(ctx, `SELECT atttypid::pg_catalog.regtype::pg_catalog.text FROM pg_catalog.pg_attribute
+		WHERE attrelid OPERATOR(pg_catalog.=) $1::pg_catalog.regclass AND attname OPERATOR(pg_catalog.=) 'version'`,
+		migrations.VersionTable).Scan(&versionType); err != nil || versionType != "integer" {
+		t.Errorf("%s.version has type %q (%v), want integer (pg_catalog.int4)", migrations.VersionTable, versionType, err)
+	}
+	var path string
+	if err := conn.QueryRow(ctx, "SHOW search_path").Scan(&path); err != nil || path != "evil, pg_catalog" {
+		t.Errorf("search_path after Up: %q, %v; want the caller's evil, pg_catalog", path, err)
 	}
 
 	covered := map[string]bool{}

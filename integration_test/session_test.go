@@ -43,7 +43,8 @@ func checkSettings(t *testing.T, conn *pgx.Conn, after string) {
 func TestMigrationsKeepSessionSettings(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	conn := connect(t, newDB(t, false), pgx.QueryExecModeCacheStatement)
+	dsn := newDB(t, false)
+	conn := connect(t, dsn, pgx.QueryExecModeCacheStatement)
 	for name, v := range sessionSettings {
 		if _, err := conn.Exec(ctx, "SELECT set_config($1, $2, false)", name, v); err != nil {
 			t.Fatal(err)
@@ -57,6 +58,18 @@ func TestMigrationsKeepSessionSettings(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkSettings(t, conn, "Down")
+
+	// A search_path that only the connection string set (not SET) comes
+	// back too, although Up sets its own while it runs.
+	plain := connect(t, withParam(dsn, "search_path", "app,public"), pgx.QueryExecModeCacheStatement)
+	if err := migrations.Up(ctx, plain); err != nil { // applies all again
+		t.Fatal(err)
+	}
+	var path, source string
+	if err := plain.QueryRow(ctx, "SELECT setting, source FROM pg_settings WHERE name = 'search_path'").Scan(&path, &source); err != nil ||
+		path != "app,public" || source != "client" {
+		t.Errorf("search_path from the connection string after Up: %q (source %s), %v", path, source, err)
+	}
 }
 
 // While another session holds tern's lock, Up waits at most the lock wait

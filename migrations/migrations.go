@@ -278,6 +278,12 @@ func run(ctx context.Context, conn *pgx.Conn, what string, opts []Option, f func
 			err = fmt.Errorf("pgid migrations: %s: restore session settings: %w", what, rerr)
 		}
 	}()
+	// tern's own SQL names types unqualified (it creates the version table
+	// with "version int4"): run it with a search_path nobody else can write
+	// to. restoreSettings puts the caller's back.
+	if _, err := conn.Exec(ctx, "SELECT pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', false)"); err != nil {
+		return fmt.Errorf("pgid migrations: %s: set search_path: %w", what, err)
+	}
 	m, err := NewMigrator(ctx, conn)
 	if err != nil {
 		return err
@@ -351,9 +357,19 @@ func sessionSettings(ctx context.Context, conn *pgx.Conn) ([]setting, error) {
 	})
 }
 
-// restoreSettings sets again each of settings whose value changed.
+// restoreSettings sets again each of settings whose value changed, and
+// resets search_path (which run sets) if the session had not set it.
 func restoreSettings(ctx context.Context, conn *pgx.Conn, settings []setting) error {
 	var errs []error
+	setPath := false
+	for _, s := range settings {
+		setPath = setPath || s.name == "search_path"
+	}
+	if !setPath {
+		if _, err := conn.Exec(ctx, "RESET search_path"); err != nil {
+			errs = append(errs, fmt.Errorf("search_path: %w", err))
+		}
+	}
 	for _, s := range settings {
 		var cur string
 		if err := conn.QueryRow(ctx, "SELECT pg_catalog.current_setting($1)", s.name).Scan(&cur); err == nil && cur == s.value {
