@@ -34,8 +34,8 @@ const (
 	LayoutV7 Layout = iota
 
 	// LayoutULID ULIDs have 80 bits of entropy after the timestamp, as the
-	// ULID specification describes them, and no version or variant: for
-	// about 1 in 64 of them the bits happen to read as a UUIDv7.
+	// ULID specification describes them, and no version or variant: about
+	// 1 in 32 of them happen to read as a UUIDv7 (see [ULID.IsV7]).
 	LayoutULID
 )
 

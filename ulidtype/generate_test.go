@@ -330,12 +330,15 @@ func TestGeneratorCloneDiverges(t *testing.T) {
 }
 
 func TestGeneratorAllocs(t *testing.T) {
-	g := NewGenerator(nil, nil)
+	g, p := NewGenerator(nil, nil), newULIDGen(nil, nil)
 	ids := make([]ULID, 100)
 	for name, f := range map[string]func(){
-		"New":           func() { sinkULID = New() },
-		"Generator.New": func() { sinkULID = g.New() },
-		"Fill":          func() { Fill(ids) },
+		"New":                       func() { sinkULID = New() },
+		"Generator.New":             func() { sinkULID = g.New() },
+		"Generator.New LayoutULID":  func() { sinkULID = p.New() },
+		"Fill":                      func() { Fill(ids) },
+		"Generator.Fill LayoutULID": func() { p.Fill(ids) },
+		"SetLayout":                 func() { g.SetLayout(g.Layout() ^ 1) },
 	} {
 		// 3,000 runs cross reseeds of the entropy.
 		if n := testing.AllocsPerRun(3000, f); n != 0 {

@@ -81,8 +81,10 @@ func (u ULID) Time() time.Time {
 // IsV7 reports whether u is also a valid RFC 9562 UUIDv7: version 7 (the top
 // 4 bits of byte 6) and variant 10 (the top 2 bits of byte 8). It is true for
 // every ULID made in [LayoutV7] and every value of PostgreSQL 18's uuidv7(),
-// and for about 1 in 64 ULIDs made in [LayoutULID], whose bits there are
-// random. [ULID.Time] reads the same 48 bits either way.
+// and by chance for some of [LayoutULID]: about 1 in 32 of those New makes
+// (their version bits are the top of the sequence, which starts with its top
+// bit 0) and 1 in 64 random ones. [ULID.Time] reads the same 48 bits either
+// way.
 func (u ULID) IsV7() bool { return u[6]>>4 == 7 && u[8]>>6 == 0b10 }
 
 // halves returns u as two big-endian 64-bit words.
