@@ -416,3 +416,100 @@ func TestV7TimeExact(t *testing.T) {
 		}
 	}
 }
+
+// FuzzV7Layout: the first LayoutV7 ULID of a millisecond is the timestamp,
+// then the 10 entropy bytes with the version, the variant and the top
+// sequence bit set over them; its order against another such ULID is the
+// order of (sequence, fresh bits); Time is exact.
+func FuzzV7Layout(f *testing.F) {
+	f.Add(int64(1700000000123), []byte("0123456789"), []byte("9876543210"))
+	f.Add(int64(1), make([]byte, 10), bytes.Repeat([]byte{0xFF}, 10))
+	f.Add(int64(maxTimestamp), bytes.Repeat([]byte{0xFF}, 10), bytes.Repeat([]byte{0x80}, 10))
+	f.Fuzz(func(t *testing.T, ms int64, a, b []byte) {
+		if len(a) < 10 || len(b) < 10 || ms <= 0 {
+			return // at the epoch the first ULID follows a phantom one (TestGeneratorAtEpoch)
+		}
+		a, b = a[:10], b[:10]
+		clock := func() time.Time { return time.UnixMilli(ms) }
+		u := NewGenerator(clock, bytes.NewReader(a)).New()
+		v := NewGenerator(clock, bytes.NewReader(b)).New()
+		checkV7(t, u)
+		want := clampMilli(time.UnixMilli(ms))
+		if u.Timestamp() != want || !u.Time().Equal(time.UnixMilli(int64(want))) {
+			t.Fatalf("timestamp %d, time %v, want %d", u.Timestamp(), u.Time(), want)
+		}
+		e := append([]byte{0x70 | a[0]&0x07, a[1], 0x80 | a[2]&0x3F}, a[3:]...)
+		if !bytes.Equal(u[6:], e) {
+			t.Fatalf("bytes 6 to 15 %x from entropy %x, want %x", u[6:], a, e)
+		}
+		key := func(w ULID) (uint64, uint64) { _, lo := w.halves(); return v7Seq(w), lo & v7Random }
+		us, ur := key(u)
+		vs, vr := key(v)
+		wantCmp := cmp2(us, vs)
+		if wantCmp == 0 {
+			wantCmp = cmp2(ur, vr)
+		}
+		if u.Compare(v) != wantCmp {
+			t.Fatalf("Compare(%s, %s) = %d, want %d", u.UUIDString(), v.UUIDString(), u.Compare(v), wantCmp)
+		}
+	})
+}
+
+func cmp2(a, b uint64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// FuzzGeneratorProgram runs a program of clock steps (forward and back),
+// layout switches, New and Fill calls with entropy from the fuzzer's seed:
+// every ULID is larger than the one before, has its layout's version bits,
+// and is never behind the clock nor ahead of it unless the one before was
+// (then by at most one millisecond more).
+func FuzzGeneratorProgram(f *testing.F) {
+	f.Add(uint64(1), []byte{0, 1, 2, 3, 4, 5, 6, 7, 0x80, 0x41, 0xC3})
+	f.Add(uint64(2), []byte{0xFF, 0xFE, 0x40, 0x40, 0x40, 0x81, 0x82, 0x00, 0x00})
+	f.Fuzz(func(t *testing.T, seed uint64, prog []byte) {
+		clk := testclock.New(time.UnixMilli(1700000000000))
+		var key [32]byte
+		for i := range 8 {
+			key[i] = byte(seed >> (8 * i))
+		}
+		g := NewGenerator(clk.Now, rand.NewChaCha8(key))
+		var prev ULID
+		l := LayoutV7
+		buf := make([]ULID, 64)
+		check := func(u ULID) {
+			t.Helper()
+			now := uint64(clk.Now().UnixMilli())
+			if u.Compare(prev) <= 0 || l == LayoutV7 && !u.IsV7() {
+				t.Fatalf("layout %d: %s after %s", l, u.UUIDString(), prev.UUIDString())
+			}
+			if ts := u.Timestamp(); ts < now || ts > max(now, prev.Timestamp()+1) {
+				t.Fatalf("timestamp %d with clock %d after %d", ts, now, prev.Timestamp())
+			}
+			prev = u
+		}
+		for _, op := range prog {
+			switch op >> 6 {
+			case 0: // New
+				check(g.New())
+			case 1: // Fill of 1 to 64
+				ids := buf[:op&63+1]
+				g.Fill(ids)
+				for _, u := range ids {
+					check(u)
+				}
+			case 2: // clock step of -32 to 31 ms
+				clk.Add(time.Duration(int(op&63)-32) * time.Millisecond)
+			case 3: // switch layout
+				l = Layout(op & 1)
+				g.SetLayout(l)
+			}
+		}
+	})
+}
