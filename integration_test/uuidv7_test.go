@@ -14,15 +14,17 @@ import (
 
 // What differs by version, for the tests below:
 //   - uuid_extract_timestamp(uuid) and uuid_extract_version(uuid) exist from
-//     PostgreSQL 17 on;
-//   - uuidv7() exists from PostgreSQL 18 on.
+//     PostgreSQL 17 on, but on 17 uuid_extract_timestamp reads version 1
+//     only: it is NULL for every UUIDv7;
+//   - uuidv7() exists from PostgreSQL 18 on, and uuid_extract_timestamp
+//     reads version 7 from 18 on.
 //
 // Below those versions the tests assert that the function is missing
-// (SQLSTATE 42883, undefined_function) and check what pgid offers instead
-// (pgid.ulid_time, pgid.ulid_is_v7, pgid.gen_ulid_v7).
+// (SQLSTATE 42883, undefined_function) or NULL, and check what pgid offers
+// instead (pgid.ulid_time, pgid.ulid_is_v7, pgid.gen_ulid_v7).
 const (
-	versionExtract = 170000
-	versionUUIDv7  = 180000
+	versionExtract = 170000 // uuid_extract_timestamp (v1 only) and uuid_extract_version
+	versionUUIDv7  = 180000 // uuidv7(); uuid_extract_timestamp reads v7
 )
 
 // serverVersion returns the server's server_version_num.
@@ -63,8 +65,8 @@ func v7IDs(n int) []ulidtype.ULID {
 }
 
 // TestUUIDv7GoULIDs: for ULIDs of ulidtype.LayoutV7, over the whole time
-// range, uuid_extract_timestamp(id) = pgid.ulid_time(id) = Go's Time(), and
-// uuid_extract_version(id) = 7 (PostgreSQL 17 and later);
+// range, uuid_extract_timestamp(id) = pgid.ulid_time(id) = Go's Time() on
+// PostgreSQL 18 (NULL on 17), uuid_extract_version(id) = 7 from 17 on, and
 // pgid.ulid_is_v7(id) is true on every version.
 func TestUUIDv7GoULIDs(t *testing.T) {
 	t.Parallel()
@@ -75,7 +77,8 @@ func TestUUIDv7GoULIDs(t *testing.T) {
 		t.Fatalf("default layout %d, want LayoutV7", ulidtype.DefaultLayout())
 	}
 	extract := "NULL::timestamptz, NULL::int"
-	if serverVersion(t, conn) >= versionExtract {
+	v := serverVersion(t, conn)
+	if v >= versionExtract {
 		extract = "uuid_extract_timestamp(id), uuid_extract_version(id)"
 	} else {
 		requireMissing(t, conn, "SELECT uuid_extract_timestamp($1::uuid)", ids[0])
@@ -99,11 +102,14 @@ func TestUUIDv7GoULIDs(t *testing.T) {
 		if id != ids[n] || !id.IsV7() || !isV7 || !ulidTime.Equal(id.Time()) {
 			t.Fatalf("%s (%s): ulid_is_v7 %v, ulid_time %v, Go %v", id, id.UUIDString(), isV7, ulidTime, id.Time())
 		}
-		if hasExtract := extract != "NULL::timestamptz, NULL::int"; hasExtract != (extracted != nil) {
-			t.Fatalf("%s: uuid_extract_timestamp NULL", id.UUIDString())
-		}
-		if extracted != nil && (!extracted.Equal(id.Time()) || *version != 7) {
-			t.Fatalf("%s: uuid_extract_timestamp %v, uuid_extract_version %d; Go Time %v", id.UUIDString(), *extracted, *version, id.Time())
+		switch {
+		case v < versionExtract: // both NULL::
+		case version == nil || *version != 7:
+			t.Fatalf("%s: uuid_extract_version %v, want 7", id.UUIDString(), version)
+		case v < versionUUIDv7 && extracted != nil:
+			t.Fatalf("%s: uuid_extract_timestamp %v on 17, which reads version 1 only", id.UUIDString(), *extracted)
+		case v >= versionUUIDv7 && (extracted == nil || !extracted.Equal(id.Time())):
+			t.Fatalf("%s: uuid_extract_timestamp %v, Go Time %v", id.UUIDString(), extracted, id.Time())
 		}
 		n++
 	}
@@ -127,9 +133,14 @@ func TestUUIDv7ServerValues(t *testing.T) {
 	} else {
 		requireMissing(t, conn, "SELECT uuidv7()")
 	}
-	extract := "pgid.ulid_time(u)" // the same column twice below 17
-	if v >= versionExtract {
+	extract := "pgid.ulid_time(u)" // the same column twice below 18
+	if v >= versionUUIDv7 {
 		extract = "uuid_extract_timestamp(u)"
+	} else if v >= versionExtract {
+		var ts *time.Time
+		if err := conn.QueryRow(ctx, "SELECT uuid_extract_timestamp(pgid.gen_ulid_v7())").Scan(&ts); err != nil || ts != nil {
+			t.Fatalf("uuid_extract_timestamp of a UUIDv7 on 17: %v, %v; want NULL", ts, err)
+		}
 	}
 	for _, expr := range exprs {
 		rows, err := conn.Query(ctx, `
@@ -161,16 +172,19 @@ func TestUUIDv7ServerValues(t *testing.T) {
 // TestUUIDv7ExtractOnPlainULIDs measures what uuid_extract_timestamp makes
 // of ULIDs without a version (ulidtype.LayoutULID, pgid.gen_ulid()): NULL
 // unless the variant is 10, the millisecond for version 7 (by chance right),
-// a Gregorian time for version 1 (wrong). The share of each is logged; every
-// value is checked against what its bits say. Needs PostgreSQL 17 or later.
+// a Gregorian time for version 1 (wrong); PostgreSQL 17 reads version 1
+// only. The share of each is logged; every value is checked against what its
+// bits say. Needs PostgreSQL 17 or later.
 func TestUUIDv7ExtractOnPlainULIDs(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	conn := connect(t, newDB(t, true), pgx.QueryExecModeCacheStatement)
-	if serverVersion(t, conn) < versionExtract {
+	v := serverVersion(t, conn)
+	if v < versionExtract {
 		requireMissing(t, conn, "SELECT uuid_extract_timestamp(gen_random_uuid())")
 		return
 	}
+	readsV7 := v >= versionUUIDv7
 	const n = 64_000
 	// Go: each the first ULID of its millisecond, as most ULIDs are.
 	clk := testclock.New(time.Date(2026, 11, 23, 0, 0, 0, 0, time.UTC))
@@ -201,7 +215,7 @@ func TestUUIDv7ExtractOnPlainULIDs(t *testing.T) {
 			}
 			variant10, version := id[8]>>6 == 2, id[6]>>4
 			switch {
-			case ts == nil && !(variant10 && (version == 1 || version == 7)):
+			case ts == nil && !(variant10 && (version == 1 || version == 7 && readsV7)):
 				null++
 			case ts != nil && variant10 && version == 7 && ts.Equal(id.Time()):
 				right++
@@ -215,8 +229,8 @@ func TestUUIDv7ExtractOnPlainULIDs(t *testing.T) {
 		if rows.Err() != nil || null+right+wrong != n {
 			t.Fatalf("%s: %d rows, %v", src.name, null+right+wrong, rows.Err())
 		}
-		t.Logf("%s, %d values: uuid_extract_timestamp NULL %.2f%%, right %.2f%% (1 in %.0f), wrong %.2f%% (1 in %.0f)",
-			src.name, n, 100*float64(null)/n, 100*float64(right)/n, float64(n)/float64(right),
+		t.Logf("server_version_num %d, %s, %d values: uuid_extract_timestamp NULL %.2f%%, right %.2f%% (1 in %.0f), wrong %.2f%% (1 in %.0f)",
+			v, src.name, n, 100*float64(null)/n, 100*float64(right)/n, float64(n)/float64(right),
 			100*float64(wrong)/n, float64(n)/float64(wrong))
 	}
 }
