@@ -28,21 +28,26 @@ const (
 	// LayoutV7 ULIDs are also RFC 9562 UUIDv7 values, as PostgreSQL 18's
 	// uuidv7() makes them: version 7 in the top 4 bits of byte 6, variant
 	// 10 in the top 2 bits of byte 8, and 74 random bits around them
-	// (rand_a and rand_b). PostgreSQL's uuid_extract_timestamp and
-	// uuid_extract_version read them, and so does every tool that insists on
-	// UUIDv7 ([ULID.IsV7] is true). It is the default and the zero value.
+	// (rand_a and rand_b). PostgreSQL's uuid_extract_timestamp (from 18 on;
+	// 17 reads version 1 only) and uuid_extract_version (from 17 on) read
+	// them, and so does every tool that insists on UUIDv7 ([ULID.IsV7] is
+	// true). It is the default and the zero value; docs/UUIDV7.md says why.
 	LayoutV7 Layout = iota
 
 	// LayoutULID ULIDs have 80 bits of entropy after the timestamp, as the
 	// ULID specification describes them, and no version or variant: about
-	// 1 in 32 of them happen to read as a UUIDv7 (see [ULID.IsV7]).
+	// 1 in 32 of those New makes happen to read as a UUIDv7 (see
+	// [ULID.IsV7]).
 	LayoutULID
 )
 
 // Sequence numbers: the leading entropy bits that count up within a
 // millisecond (see [Generator]). In LayoutV7 they are RFC 9562 §6.2's
 // "fixed bit-length dedicated counter": the 12 rand_a bits and the 14 bits
-// after the variant.
+// after the variant. 26 bits leave 48 fresh random bits per ULID and room
+// for 2^25 ULIDs in a millisecond before a carry, so even a Fill of millions
+// stays in the clock's millisecond. How the 74 bits are split does not
+// change the chance that two generators collide, which depends on their sum.
 const (
 	seqBitsULID = 16
 	seqBitsV7   = 26
