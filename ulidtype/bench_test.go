@@ -63,8 +63,9 @@ func BenchmarkEntropyDraw(b *testing.B) {
 	})
 }
 
-// layouts are the sub-benchmarks of the New benchmarks. With -count, each
-// run of the parent runs both, so the layouts take turns on a loaded machine.
+// layouts are the sub-benchmarks of the New benchmarks. -count repeats each
+// sub-benchmark back to back; on a loaded machine compare the layouts over
+// several runs with -count 1, in which they take turns.
 var layouts = []struct {
 	name string
 	l    Layout
