@@ -31,7 +31,8 @@ const (
 	// (rand_a and rand_b). PostgreSQL's uuid_extract_timestamp (from 18 on;
 	// 17 reads version 1 only) and uuid_extract_version (from 17 on) read
 	// them, and so does every tool that insists on UUIDv7 ([ULID.IsV7] is
-	// true). It is the default and the zero value; docs/UUIDV7.md says why.
+	// true). It is the default and the zero value; the README
+	// ("ULID, UUIDv7 or both") says why.
 	LayoutV7 Layout = iota
 
 	// LayoutULID ULIDs have 80 bits of entropy after the timestamp, as the
