@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"time"
@@ -33,11 +34,7 @@ docs/PARTITIONING.md explains the plan.`)
 }
 
 func cmdPartitionEnsure(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "partition")
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "Usage: pgid partition ensure --table T --every W [flags]\nFlags (-x and --x are the same):")
-		fs.PrintDefaults()
-	}
+	fs := partitionFlags(e, "ensure --table T --every W [flags]")
 	dbURL := fs.String("database-url", "", "the database (default $DATABASE_URL)")
 	table := fs.String("table", "", "the table partitioned by RANGE (id), as SQL names it: events, app.events")
 	every := fs.String("every", "day", "partition width: hour, day, week, month, year, or N of them (6h, 2w, 3months, 90s)")
@@ -107,11 +104,7 @@ func cmdPartitionEnsure(ctx context.Context, e *env, args []string) error {
 }
 
 func cmdPartitionList(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "partition")
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "Usage: pgid partition list --table T [flags]\nFlags (-x and --x are the same):")
-		fs.PrintDefaults()
-	}
+	fs := partitionFlags(e, "list --table T [flags]")
 	dbURL := fs.String("database-url", "", "the database (default $DATABASE_URL)")
 	table := fs.String("table", "", "the partitioned table, as SQL names it")
 	asJSON := fs.Bool("json", false, "print a list of partitions")
@@ -139,6 +132,16 @@ func cmdPartitionList(ctx context.Context, e *env, args []string) error {
 	}
 	printPartitions(e.stdout, parts)
 	return nil
+}
+
+// partitionFlags returns the flag set of "pgid partition <usage>".
+func partitionFlags(e *env, usage string) *flag.FlagSet {
+	fs := newFlags(e, "partition")
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "Usage: pgid partition %s\nFlags (-x and --x are the same):\n", usage)
+		fs.PrintDefaults()
+	}
+	return fs
 }
 
 // printPartitions writes one line a partition: name, time range, rows.
