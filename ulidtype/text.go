@@ -1,6 +1,7 @@
 package ulidtype
 
 import (
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"slices"
@@ -93,8 +94,15 @@ func Parse(s string) (u ULID, err error) {
 // into its callers without the generic call: inlined into another package,
 // that call would move the result to the heap.
 //
+// The canonical form goes straight to parseBase32, one call fewer.
+//
 //go:noinline
-func parseString(s string, u *ULID) error { return parse(s, u) }
+func parseString(s string, u *ULID) error {
+	if len(s) == base32Len {
+		return parseBase32(s, u)
+	}
+	return parse(s, u)
+}
 
 // MustParse is like [Parse] but panics on error. It is meant for constants in
 // tests and initializers.
@@ -154,56 +162,101 @@ var (
 	uuidPairs = [16]int{0, 2, 4, 6, 9, 11, 14, 16, 19, 21, 24, 26, 28, 30, 32, 34}
 )
 
-// parseBase32 decodes 26 characters of Crockford base32, unrolled. The 130
-// bits have the top 2 zero: the first character carries 3 bits, then each 8
-// characters make 5 bytes.
+// parseBase32 decodes 26 characters of Crockford base32, unrolled and
+// without a branch per character. The 130 bits have the top 2 zero: character
+// i holds bits 125-5i to 129-5i of the value, so characters 0 to 12 and the
+// top bit of character 13 make the first 8 bytes, the rest of 13 and 14 to 25
+// the last 8. Every table value is ORed into bad: an invalid character (0xFF)
+// sets bits above 31, as does a first character above '7' (value 8 to 31)
+// shifted left by 2, so one test at the end rejects both. *u is written only
+// on success, with two 64-bit stores.
 func parseBase32[T string | []byte](s T, u *ULID) error {
 	_ = s[25]
 	d := &decodeBase32
-	if d[s[0]] == 0xFF ||
-		d[s[1]] == 0xFF ||
-		d[s[2]] == 0xFF ||
-		d[s[3]] == 0xFF ||
-		d[s[4]] == 0xFF ||
-		d[s[5]] == 0xFF ||
-		d[s[6]] == 0xFF ||
-		d[s[7]] == 0xFF ||
-		d[s[8]] == 0xFF ||
-		d[s[9]] == 0xFF ||
-		d[s[10]] == 0xFF ||
-		d[s[11]] == 0xFF ||
-		d[s[12]] == 0xFF ||
-		d[s[13]] == 0xFF ||
-		d[s[14]] == 0xFF ||
-		d[s[15]] == 0xFF ||
-		d[s[16]] == 0xFF ||
-		d[s[17]] == 0xFF ||
-		d[s[18]] == 0xFF ||
-		d[s[19]] == 0xFF ||
-		d[s[20]] == 0xFF ||
-		d[s[21]] == 0xFF ||
-		d[s[22]] == 0xFF ||
-		d[s[23]] == 0xFF ||
-		d[s[24]] == 0xFF ||
-		d[s[25]] == 0xFF || d[s[0]] > 7 {
+	c := d[s[0]]
+	bad := c | c<<2
+	hi := uint64(c) << 61
+	c = d[s[1]]
+	bad |= c
+	hi |= uint64(c) << 56
+	c = d[s[2]]
+	bad |= c
+	hi |= uint64(c) << 51
+	c = d[s[3]]
+	bad |= c
+	hi |= uint64(c) << 46
+	c = d[s[4]]
+	bad |= c
+	hi |= uint64(c) << 41
+	c = d[s[5]]
+	bad |= c
+	hi |= uint64(c) << 36
+	c = d[s[6]]
+	bad |= c
+	hi |= uint64(c) << 31
+	c = d[s[7]]
+	bad |= c
+	hi |= uint64(c) << 26
+	c = d[s[8]]
+	bad |= c
+	hi |= uint64(c) << 21
+	c = d[s[9]]
+	bad |= c
+	hi |= uint64(c) << 16
+	c = d[s[10]]
+	bad |= c
+	hi |= uint64(c) << 11
+	c = d[s[11]]
+	bad |= c
+	hi |= uint64(c) << 6
+	c = d[s[12]]
+	bad |= c
+	hi |= uint64(c) << 1
+	c = d[s[13]]
+	bad |= c
+	hi |= uint64(c) >> 4
+	lo := uint64(c) << 60
+	c = d[s[14]]
+	bad |= c
+	lo |= uint64(c) << 55
+	c = d[s[15]]
+	bad |= c
+	lo |= uint64(c) << 50
+	c = d[s[16]]
+	bad |= c
+	lo |= uint64(c) << 45
+	c = d[s[17]]
+	bad |= c
+	lo |= uint64(c) << 40
+	c = d[s[18]]
+	bad |= c
+	lo |= uint64(c) << 35
+	c = d[s[19]]
+	bad |= c
+	lo |= uint64(c) << 30
+	c = d[s[20]]
+	bad |= c
+	lo |= uint64(c) << 25
+	c = d[s[21]]
+	bad |= c
+	lo |= uint64(c) << 20
+	c = d[s[22]]
+	bad |= c
+	lo |= uint64(c) << 15
+	c = d[s[23]]
+	bad |= c
+	lo |= uint64(c) << 10
+	c = d[s[24]]
+	bad |= c
+	lo |= uint64(c) << 5
+	c = d[s[25]]
+	bad |= c
+	lo |= uint64(c)
+	if bad > 31 {
 		return base32Error(string(s))
 	}
-	u[0] = d[s[0]]<<5 | d[s[1]]
-	u[1] = d[s[2]]<<3 | d[s[3]]>>2
-	u[2] = d[s[3]]<<6 | d[s[4]]<<1 | d[s[5]]>>4
-	u[3] = d[s[5]]<<4 | d[s[6]]>>1
-	u[4] = d[s[6]]<<7 | d[s[7]]<<2 | d[s[8]]>>3
-	u[5] = d[s[8]]<<5 | d[s[9]]
-	u[6] = d[s[10]]<<3 | d[s[11]]>>2
-	u[7] = d[s[11]]<<6 | d[s[12]]<<1 | d[s[13]]>>4
-	u[8] = d[s[13]]<<4 | d[s[14]]>>1
-	u[9] = d[s[14]]<<7 | d[s[15]]<<2 | d[s[16]]>>3
-	u[10] = d[s[16]]<<5 | d[s[17]]
-	u[11] = d[s[18]]<<3 | d[s[19]]>>2
-	u[12] = d[s[19]]<<6 | d[s[20]]<<1 | d[s[21]]>>4
-	u[13] = d[s[21]]<<4 | d[s[22]]>>1
-	u[14] = d[s[22]]<<7 | d[s[23]]<<2 | d[s[24]]>>3
-	u[15] = d[s[24]]<<5 | d[s[25]]
+	binary.BigEndian.PutUint64(u[:8], hi)
+	binary.BigEndian.PutUint64(u[8:], lo)
 	return nil
 }
 
