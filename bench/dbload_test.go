@@ -273,6 +273,9 @@ func dbLoadDatabase(b *testing.B) *pgx.Conn {
 	var version string
 	if err := conn.QueryRow(ctx, "SELECT version()").Scan(&version); err == nil {
 		b.Logf("server: %s; database %s", version, name)
+		// Printed as well, for the report (bench/report): a benchmark's
+		// log shows only when it fails or with -v.
+		fmt.Println("pgid-bench: server", version)
 	}
 	return conn
 }
