@@ -147,6 +147,7 @@ func BenchmarkDBLoad(b *testing.B) {
 		rows = n
 	}
 	conn := dbLoadDatabase(b)
+	fmt.Printf("pgid-bench: DBLoad rows %d\n", rows)
 	for _, kind := range dbLoadKinds {
 		b.Run(kind.name, func(b *testing.B) { dbLoad(b, conn, kind, rows) })
 	}

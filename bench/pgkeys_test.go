@@ -223,6 +223,7 @@ func BenchmarkPGKeys(b *testing.B) {
 		insertFor = time.Duration(f * float64(time.Second))
 	}
 	conn := dbLoadDatabase(b)
+	fmt.Printf("pgid-bench: PGKeys rows %d insert-seconds %g\n", rows, insertFor.Seconds())
 	var serverNum int
 	if err := conn.QueryRow(context.Background(), "SELECT current_setting('server_version_num')::int").Scan(&serverNum); err != nil {
 		b.Fatal(err)
