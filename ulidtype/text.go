@@ -315,7 +315,7 @@ func (u ULID) AppendText(b []byte) ([]byte, error) {
 	b = slices.Grow(b, base32Len)
 	n := len(b)
 	b = b[:n+base32Len]
-	encodeBase32(&u, (*[base32Len]byte)(b[n:]))
+	encode26(binary.BigEndian.Uint64(u[:8]), binary.BigEndian.Uint64(u[8:]), (*[base32Len]byte)(b[n:]))
 	return b, nil
 }
 
@@ -373,28 +373,42 @@ func (u *ULID) UnmarshalJSON(data []byte) error {
 	return u.UnmarshalText(s)
 }
 
-// encodeBase32 writes the 26-character form of u into b. The 48-bit
-// timestamp is 2 zero bits and 48 bits: its first byte makes 2 characters
-// (3 + 5 bits), the next 5 bytes 8; each half of the entropy, 5 bytes, makes 8.
+// encodeBase32 writes the 26-character form of u into b: character i is
+// bits 125-5i to 129-5i of the value (the first has only 3), taken from the
+// two big-endian halves with one shift and mask each; character 13 straddles
+// them.
 func encodeBase32(u *ULID, b *[base32Len]byte) {
-	b[0] = crockford[u[0]>>5]
-	b[1] = crockford[u[0]&31]
-	encode5((*[5]byte)(u[1:6]), (*[8]byte)(b[2:10]))
-	encode5((*[5]byte)(u[6:11]), (*[8]byte)(b[10:18]))
-	encode5((*[5]byte)(u[11:16]), (*[8]byte)(b[18:26]))
+	encode26(binary.BigEndian.Uint64(u[:8]), binary.BigEndian.Uint64(u[8:]), b)
 }
 
-// encode5 writes 5 bytes, 40 bits, as 8 characters of 5 bits, most
-// significant first.
-func encode5(v *[5]byte, b *[8]byte) {
-	b[0] = crockford[v[0]>>3]
-	b[1] = crockford[(v[0]&7)<<2|v[1]>>6]
-	b[2] = crockford[v[1]>>1&31]
-	b[3] = crockford[(v[1]&1)<<4|v[2]>>4]
-	b[4] = crockford[(v[2]&15)<<1|v[3]>>7]
-	b[5] = crockford[v[3]>>2&31]
-	b[6] = crockford[(v[3]&3)<<3|v[4]>>5]
-	b[7] = crockford[v[4]&31]
+// encode26 is encodeBase32 of the halves hi and lo.
+func encode26(hi, lo uint64, b *[base32Len]byte) {
+	b[0] = crockford[hi>>61]
+	b[1] = crockford[hi>>56&31]
+	b[2] = crockford[hi>>51&31]
+	b[3] = crockford[hi>>46&31]
+	b[4] = crockford[hi>>41&31]
+	b[5] = crockford[hi>>36&31]
+	b[6] = crockford[hi>>31&31]
+	b[7] = crockford[hi>>26&31]
+	b[8] = crockford[hi>>21&31]
+	b[9] = crockford[hi>>16&31]
+	b[10] = crockford[hi>>11&31]
+	b[11] = crockford[hi>>6&31]
+	b[12] = crockford[hi>>1&31]
+	b[13] = crockford[hi<<4&16|lo>>60]
+	b[14] = crockford[lo>>55&31]
+	b[15] = crockford[lo>>50&31]
+	b[16] = crockford[lo>>45&31]
+	b[17] = crockford[lo>>40&31]
+	b[18] = crockford[lo>>35&31]
+	b[19] = crockford[lo>>30&31]
+	b[20] = crockford[lo>>25&31]
+	b[21] = crockford[lo>>20&31]
+	b[22] = crockford[lo>>15&31]
+	b[23] = crockford[lo>>10&31]
+	b[24] = crockford[lo>>5&31]
+	b[25] = crockford[lo&31]
 }
 
 // encodeUUID writes the 36-character UUID form of u into b.
