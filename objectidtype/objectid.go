@@ -12,10 +12,6 @@
 //
 // Besides hex, an ObjectID has a 16-character URL-safe short form
 // ([ObjectID.Short], [ShortID]); [Parse] accepts both.
-//
-// The package reads top to bottom: the value (this file), generation
-// (generate.go), text forms (text.go), database/sql (sql.go), pgx (pgx.go) and
-// time ranges (range.go).
 package objectidtype
 
 import (

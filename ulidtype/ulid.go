@@ -7,10 +7,6 @@
 // ([ULID.Compare], ==) and in PostgreSQL, where uuid values compare with
 // memcmp: a range scan on a uuid primary key answers "rows created between t1
 // and t2" without a created_at column (see [Range]).
-//
-// The package reads top to bottom: the value (this file), generation
-// (generate.go), text forms (text.go), database/sql (sql.go), pgx (pgx.go) and
-// time ranges (range.go).
 package ulidtype
 
 import (

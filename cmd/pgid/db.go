@@ -42,22 +42,12 @@ func cmdMigrate(ctx context.Context, e *env, args []string) error {
 	default:
 		return usagef("want at most one argument, up or down; got %d", len(pos))
 	}
-	dsn := *dbURL
-	if dsn == "" {
-		dsn = e.getenv("DATABASE_URL")
-	}
-	if dsn == "" {
-		return usagef("which database? Give --database-url or set DATABASE_URL (migrate never starts a server of its own)")
-	}
-	cfg, err := pgx.ParseConfig(dsn)
-	if err != nil {
-		return usagef("--database-url: %v", err)
-	}
-	conn, err := pgx.ConnectConfig(ctx, cfg)
+	conn, err := connectURL(ctx, e, "migrate", *dbURL)
 	if err != nil {
 		return err
 	}
 	defer conn.Close(context.Background())
+	cfg := conn.Config()
 	m, err := migrations.NewMigrator(ctx, conn)
 	if err != nil {
 		return err
@@ -84,6 +74,24 @@ func cmdMigrate(ctx context.Context, e *env, args []string) error {
 	fmt.Fprintf(e.stdout, "migrate %s: database %s on %s:%d, version %d -> %d (%d migrations, recorded in %s)\n",
 		dir, cfg.Database, cfg.Host, cfg.Port, before, after, len(m.Migrations), migrations.VersionTable)
 	return nil
+}
+
+// connectURL connects to the database of --database-url (flagValue), else
+// $DATABASE_URL. Commands that change a database never start a server of
+// their own: without either it is a usage error.
+func connectURL(ctx context.Context, e *env, command, flagValue string) (*pgx.Conn, error) {
+	dsn := flagValue
+	if dsn == "" {
+		dsn = e.getenv("DATABASE_URL")
+	}
+	if dsn == "" {
+		return nil, usagef("which database? Give --database-url or set DATABASE_URL (%s never starts a server of its own)", command)
+	}
+	cfg, err := pgx.ParseConfig(dsn)
+	if err != nil {
+		return nil, usagef("--database-url: %v", err)
+	}
+	return pgx.ConnectConfig(ctx, cfg)
 }
 
 // ---- demo

@@ -12,6 +12,7 @@
 //	pgid range --from T --to T [--kind ulid|objectid] [--json]
 //	pgid migrate [--database-url URL] [--json] [up|down]
 //	pgid demo [--database-url URL] [--rows N]
+//	pgid partition ensure|list --table T [--every W --ahead N --retain D --retire HOW] [--json]
 //
 // Run "pgid COMMAND -h" for each command's flags; docs/CLI.md has examples.
 // Exit status: 0 on success, 2 for bad input (flags, IDs, times), 1 when the
@@ -61,6 +62,7 @@ func init() {
 		{"range", "--from T --to T [--kind ulid|objectid] [--json]", "print the ID bounds of a time range and a WHERE clause", cmdRange},
 		{"migrate", "[--database-url URL] [--json] [up|down]", "apply (up, the default) or revert (down) pgid's PostgreSQL migrations", cmdMigrate},
 		{"demo", "[--database-url URL] [--rows N]", "load ULID and UUIDv4 keys into PostgreSQL and compare them, end to end", cmdDemo},
+		{"partition", "ensure|list --table T [--every W --ahead N --retain D --retire HOW] [--json]", "keep a table partitioned by RANGE (id) in time partitions; list them", cmdPartition},
 	}
 }
 

@@ -39,7 +39,7 @@ func mustRun(t *testing.T, args ...string) string {
 }
 
 func TestHelp(t *testing.T) {
-	for _, args := range [][]string{{"-h"}, {"help"}, {"new", "-h"}, {"inspect", "-h"}, {"convert", "--help"}, {"range", "-h"}, {"migrate", "-h"}, {"demo", "-h"}} {
+	for _, args := range [][]string{{"-h"}, {"help"}, {"new", "-h"}, {"inspect", "-h"}, {"convert", "--help"}, {"range", "-h"}, {"migrate", "-h"}, {"demo", "-h"}, {"partition", "-h"}, {"partition", "ensure", "-h"}, {"partition", "list", "-h"}} {
 		code, out, _ := runCLI(t, args...)
 		if code != 0 || !strings.Contains(out, "pgid") {
 			t.Errorf("pgid %v: exit %d, stdout %q", args, code, out)
@@ -86,6 +86,16 @@ func TestBadInput(t *testing.T) {
 		{[]string{"migrate", "sideways"}, `unknown direction "sideways"`},
 		{[]string{"migrate", "up", "--database-url", "postgres://%zz"}, "--database-url:"},
 		{[]string{"demo", "--rows", "10"}, "--rows 10: want at least 1000"},
+		{[]string{"partition"}, "want a subcommand: ensure or list"},
+		{[]string{"partition", "split"}, `unknown subcommand "split"`},
+		{[]string{"partition", "ensure"}, "--table is required"},
+		{[]string{"partition", "ensure", "--table", "events", "--every", "fortnight"}, "--every:"},
+		{[]string{"partition", "ensure", "--table", "events", "--retain", "-3d"}, "--retain:"},
+		{[]string{"partition", "ensure", "--table", "events", "--retire", "shred"}, `--retire:`},
+		{[]string{"partition", "ensure", "--table", "events", "--kind", "uuid"}, "--kind:"},
+		{[]string{"partition", "ensure", "--table", "events", "--at", "someday"}, "--at:"},
+		{[]string{"partition", "list"}, "--table is required"},
+		{[]string{"partition", "list", "--table", "events", "extra"}, `unexpected argument "extra"`},
 	}
 	for _, c := range cases {
 		code, out, errOut := runCLI(t, c.args...)
@@ -497,4 +507,85 @@ func TestDemoEmbedded(t *testing.T) {
 func execOutput(name string, args ...string) (string, error) {
 	out, err := exec.Command(name, args...).Output()
 	return strings.TrimSpace(string(out)), err
+}
+
+// TestPartition runs partition ensure and list on a table partitioned by
+// RANGE (id): created, listed with time ranges, idempotent, retired by
+// retention, and the server's specific error for a table that is not
+// partitioned.
+func TestPartition(t *testing.T) {
+	dsn := scratchDB(t)
+	mustRun(t, "migrate", "--database-url", dsn)
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, `CREATE TABLE events (id pgid.ulid PRIMARY KEY, body text) PARTITION BY RANGE (id);
+		CREATE TABLE plain (id pgid.ulid PRIMARY KEY)`); err != nil {
+		t.Fatal(err)
+	}
+	var res map[string][]map[string]any
+	out := mustRun(t, "partition", "ensure", "--database-url", dsn, "--table", "events", "--every", "day",
+		"--ahead", "2", "--at", "2026-11-22T12:00:00Z", "--json")
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	want := []string{"public.events_p20261122", "public.events_p20261123", "public.events_p20261124"}
+	if len(res["created"]) != len(want) {
+		t.Fatalf("created %v, want %v", res["created"], want)
+	}
+	for i, p := range res["created"] {
+		if p["name"] != want[i] {
+			t.Errorf("created[%d] = %v, want %s", i, p["name"], want[i])
+		}
+	}
+	if res["created"][0]["lower"] != "2026-11-22T00:00:00.000Z" || res["created"][0]["upper"] != "2026-11-23T00:00:00.000Z" {
+		t.Errorf("first partition's range: %v", res["created"][0])
+	}
+	// A ULID made in the first partition's day lands there.
+	gen := ulidtype.NewGenerator(func() time.Time { return time.Date(2026, 11, 22, 23, 59, 59, 999e6, time.UTC) }, nil)
+	if _, err := conn.Exec(ctx, "INSERT INTO events VALUES ($1, 'x')", gen.New()); err != nil {
+		t.Fatal(err)
+	}
+	var where string
+	if err := conn.QueryRow(ctx, "SELECT tableoid::regclass::text FROM events").Scan(&where); err != nil || where != "events_p20261122" {
+		t.Errorf("row landed in %q (%v), want events_p20261122", where, err)
+	}
+
+	again := mustRun(t, "partition", "ensure", "--database-url", dsn, "--table", "events", "--at", "2026-11-22T12:00:00Z")
+	if !strings.Contains(again, "events: nothing to do") {
+		t.Errorf("second ensure: %q", again)
+	}
+	list := mustRun(t, "partition", "list", "--database-url", dsn, "--table", "events")
+	for _, name := range want {
+		if !strings.Contains(list, name) {
+			t.Errorf("list lacks %s:\n%s", name, list)
+		}
+	}
+	if !strings.Contains(list, "[2026-11-23T00:00:00.000Z, 2026-11-24T00:00:00.000Z)") {
+		t.Errorf("list lacks the time range of the second partition:\n%s", list)
+	}
+	// Two days later with one day of retention: the 22nd is retired, the
+	// 23rd (whose range ends at the cut) too, the 24th stays.
+	retired := mustRun(t, "partition", "ensure", "--database-url", dsn, "--table", "events", "--ahead", "0",
+		"--retain", "1d", "--at", "2026-11-25T00:00:00Z")
+	for _, line := range []string{"dropped   public.events_p20261122", "dropped   public.events_p20261123", "created   public.events_p20261125"} {
+		if !strings.Contains(retired, line) {
+			t.Errorf("retention run lacks %q:\n%s", line, retired)
+		}
+	}
+	if strings.Contains(retired, "events_p20261124") {
+		t.Errorf("retention touched the 24th, younger than the cut:\n%s", retired)
+	}
+
+	code, _, errOut := runCLI(t, "partition", "list", "--database-url", dsn, "--table", "plain")
+	if code != 1 || !strings.Contains(errOut, "plain") {
+		t.Errorf("list of an unpartitioned table: exit %d, stderr %q", code, errOut)
+	}
+	code, _, errOut = runCLI(t, "partition", "ensure", "--database-url", dsn, "--table", "plain")
+	if code != 1 || !strings.Contains(errOut, "public.plain is not a partitioned table") {
+		t.Errorf("ensure on an unpartitioned table: exit %d, stderr %q", code, errOut)
+	}
 }

@@ -1,0 +1,402 @@
+// Package partition keeps a table partitioned by its time-ordered ID: a
+// table declared PARTITION BY RANGE (id) on a pgid.ulid / pgid.objectid (or
+// plain uuid / bytea) column gets its partitions made ahead of time and
+// retired after a retention period, with no extension and no background
+// worker.
+//
+// The arithmetic and the DDL live in SQL, in the migration
+// 004_partitions.sql (pgid.ensure_partitions, pgid.list_partitions,
+// pgid.expired_partitions): the same code runs from pg_cron, psql or this
+// package, which is a thin typed layer over it. Run the migrations first.
+//
+// Partition [t1, t2) is FOR VALUES FROM (MinAt(t1)) TO (MinAt(t2)), built
+// with the same functions as ulidtype.MinAt / objectidtype.MinAt, so it holds
+// exactly the IDs made in [t1, t2) (ObjectIds to the second) and an ID made
+// at t2 lands in the next partition. A range query with ulidtype.Range or
+// objectidtype.Range bounds scans only the partitions of its window, also
+// with a generic plan.
+//
+// All times are UTC: a day is 00:00 to 00:00 UTC, a week starts on Monday
+// (ISO weeks), a month on the 1st. Partition names are predictable:
+// events_p20261122 (days and other whole-day widths), events_p2026w47 (weeks,
+// ISO year and week), events_p202611 (months), events_p20261122t0600 (shorter
+// widths); a name that would pass PostgreSQL's 63-byte limit keeps a prefix
+// of the table name, then 8 hex digits of its md5, then the suffix.
+//
+// [Ensure] is idempotent and safe to run at once from many connections or
+// processes: calls for one parent serialise on a transaction-level advisory
+// lock (key pair 1885825380, the parent's OID as int4), and each partition is
+// made once.
+package partition
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgtype"
+)
+
+// Errors returned by [Ensure], [List] and [Expired], usable with
+// errors.Is. Those raised by the SQL functions carry the SQLSTATE named
+// here; the returned error also unwraps to the *pgconn.PgError.
+var (
+	// ErrNoTable: the parent does not exist (SQLSTATE 42P01).
+	ErrNoTable = errors.New("partition: no such table")
+	// ErrNotPartitioned: the parent is not a partitioned table (PGI01).
+	ErrNotPartitioned = errors.New("partition: not a partitioned table")
+	// ErrNotRangeByID: the parent is partitioned by LIST or HASH, or by
+	// RANGE on more than one column or an expression (PGI02).
+	ErrNotRangeByID = errors.New("partition: not partitioned by RANGE (id)")
+	// ErrKeyType: the partition key column is not uuid / bytea or a domain
+	// over them (PGI03), or not the [Kind] the plan asks for.
+	ErrKeyType = errors.New("partition: key column is not a pgid ID")
+	// ErrDefaultHasRows: the DEFAULT partition holds rows in the range of a
+	// partition about to be created (PGI04). Nothing was changed; see
+	// docs/PARTITIONING.md for the way out.
+	ErrDefaultHasRows = errors.New("partition: default partition holds rows in a new partition's range")
+	// ErrOverlap: a range about to be created overlaps an existing
+	// partition with other bounds (PGI05), typically after a change of
+	// width.
+	ErrOverlap = errors.New("partition: overlaps an existing partition")
+	// ErrPlan: the plan is invalid (PGI06, or found in Go before asking
+	// the server).
+	ErrPlan = errors.New("partition: invalid plan")
+)
+
+// sqlStates maps the SQLSTATEs of 004_partitions.sql to the errors above.
+var sqlStates = map[string]error{
+	"42P01": ErrNoTable,
+	"PGI01": ErrNotPartitioned,
+	"PGI02": ErrNotRangeByID,
+	"PGI03": ErrKeyType,
+	"PGI04": ErrDefaultHasRows,
+	"PGI05": ErrOverlap,
+	"PGI06": ErrPlan,
+}
+
+// Error is an error raised by PostgreSQL that maps to one of the sentinel
+// errors of this package. errors.Is matches the sentinel, errors.As the
+// *pgconn.PgError (for its Hint, Detail and SQLSTATE).
+type Error struct {
+	Kind error           // one of the Err* values
+	PG   *pgconn.PgError // what the server said
+}
+
+// Error returns the server's message, which names the table and, where it
+// applies, the range.
+func (e *Error) Error() string {
+	if e.PG.Hint != "" {
+		return e.PG.Message + " (hint: " + e.PG.Hint + ")"
+	}
+	return e.PG.Message
+}
+
+// Unwrap returns the sentinel and the *pgconn.PgError.
+func (e *Error) Unwrap() []error { return []error{e.Kind, e.PG} }
+
+// wrap turns a server error with a known SQLSTATE into an *Error and adds
+// context to the others.
+func wrap(what string, err error) error {
+	var pg *pgconn.PgError
+	if errors.As(err, &pg) {
+		if kind, ok := sqlStates[pg.Code]; ok {
+			return &Error{Kind: kind, PG: pg}
+		}
+		if pg.Code == "42883" && strings.Contains(pg.Message, "pgid.") {
+			return fmt.Errorf("partition: %s: %w (are the pgid migrations applied? 004_partitions.sql is needed)", what, err)
+		}
+	}
+	return fmt.Errorf("partition: %s: %w", what, err)
+}
+
+// Kind is the kind of ID a table is partitioned on.
+type Kind int
+
+const (
+	// AnyKind takes the kind from the key column's type: uuid (and
+	// pgid.ulid) is ULID, bytea (and pgid.objectid) is ObjectID.
+	AnyKind Kind = iota
+	// ULID keys: ulidtype.ULID in a pgid.ulid or uuid column.
+	ULID
+	// ObjectID keys: objectidtype.ObjectID in a pgid.objectid or bytea column.
+	ObjectID
+)
+
+// String returns "any", "ulid" or "objectid", as [ParseKind] reads them and
+// the SQL function pgid.partition_key_kind returns them.
+func (k Kind) String() string {
+	switch k {
+	case AnyKind:
+		return "any"
+	case ULID:
+		return "ulid"
+	case ObjectID:
+		return "objectid"
+	}
+	return "Kind(" + strconv.Itoa(int(k)) + ")"
+}
+
+// ParseKind reads "ulid", "objectid" or "any" (or ""), case-insensitively.
+func ParseKind(s string) (Kind, error) {
+	switch strings.ToLower(s) {
+	case "", "any", "auto":
+		return AnyKind, nil
+	case "ulid":
+		return ULID, nil
+	case "objectid":
+		return ObjectID, nil
+	}
+	return 0, fmt.Errorf("%w: kind %q is not ulid, objectid or any", ErrPlan, s)
+}
+
+// Span is a partition width or a retention period: whole months, or a fixed
+// duration of whole seconds, never both. The zero Span means "none" (no
+// retention).
+type Span struct {
+	Months   int
+	Duration time.Duration
+}
+
+// Common partition widths.
+var (
+	Hour  = Span{Duration: time.Hour}
+	Day   = Span{Duration: 24 * time.Hour}
+	Week  = Span{Duration: 7 * 24 * time.Hour}
+	Month = Span{Months: 1}
+	Year  = Span{Months: 12}
+)
+
+// IsZero reports whether s is the zero Span.
+func (s Span) IsZero() bool { return s == Span{} }
+
+// String returns s as [ParseSpan] reads it: "day", "week", "month", "year",
+// "3months", "90d", "2w", or a Go duration ("6h0m0s").
+func (s Span) String() string {
+	switch {
+	case s.IsZero():
+		return "0"
+	case s == Day:
+		return "day"
+	case s == Week:
+		return "week"
+	case s == Month:
+		return "month"
+	case s == Year:
+		return "year"
+	case s.Duration == 0:
+		return strconv.Itoa(s.Months) + "months"
+	case s.Months == 0 && s.Duration%Week.Duration == 0:
+		return strconv.FormatInt(int64(s.Duration/Week.Duration), 10) + "w"
+	case s.Months == 0 && s.Duration%Day.Duration == 0:
+		return strconv.FormatInt(int64(s.Duration/Day.Duration), 10) + "d"
+	case s.Months == 0:
+		return s.Duration.String()
+	}
+	return fmt.Sprintf("Span{Months: %d, Duration: %s}", s.Months, s.Duration)
+}
+
+// ParseSpan reads a width or retention: "hour", "day", "week", "month",
+// "year"; a count and a unit, "90d", "2w", "3months" (also "3mo", "3 months",
+// "1y"); or a Go duration such as "6h" or "90m". It checks that the result
+// is positive and a whole number of seconds; the server checks again.
+func ParseSpan(s string) (Span, error) {
+	in := strings.ToLower(strings.ReplaceAll(strings.TrimSpace(s), " ", ""))
+	switch in {
+	case "hour", "hourly":
+		return Hour, nil
+	case "day", "daily":
+		return Day, nil
+	case "week", "weekly":
+		return Week, nil
+	case "month", "monthly":
+		return Month, nil
+	case "year", "yearly":
+		return Year, nil
+	}
+	i := 0
+	for i < len(in) && in[i] >= '0' && in[i] <= '9' {
+		i++
+	}
+	n, err := strconv.Atoi(in[:i])
+	var sp Span
+	if i > 0 && err == nil && n > 0 {
+		switch in[i:] {
+		case "d", "day", "days":
+			sp = Span{Duration: time.Duration(n) * Day.Duration}
+		case "w", "week", "weeks":
+			sp = Span{Duration: time.Duration(n) * Week.Duration}
+		case "mo", "mon", "month", "months":
+			sp = Span{Months: n}
+		case "y", "year", "years":
+			sp = Span{Months: 12 * n}
+		}
+	}
+	if sp.IsZero() {
+		d, err := time.ParseDuration(in)
+		if err != nil {
+			return Span{}, fmt.Errorf("%w: span %q: want day, week, month, year, Nd, Nw, Nmonths, Ny or a duration like 6h", ErrPlan, s)
+		}
+		sp = Span{Duration: d}
+	}
+	if err := sp.check("span"); err != nil {
+		return Span{}, err
+	}
+	return sp, nil
+}
+
+// check reports an invalid width or retention.
+func (s Span) check(what string) error {
+	switch {
+	case s.Months < 0 || s.Duration < 0 || s.IsZero():
+		return fmt.Errorf("%w: %s %s is not positive", ErrPlan, what, s)
+	case s.Months > 0 && s.Duration != 0:
+		return fmt.Errorf("%w: %s mixes months (%d) with a duration (%s)", ErrPlan, what, s.Months, s.Duration)
+	case s.Duration%time.Second != 0:
+		return fmt.Errorf("%w: %s %s is not a whole number of seconds", ErrPlan, what, s.Duration)
+	}
+	return nil
+}
+
+// interval returns s as a PostgreSQL interval: months, or microseconds (no
+// days field, so the server sees a fixed duration).
+func (s Span) interval() pgtype.Interval {
+	return pgtype.Interval{Months: int32(s.Months), Microseconds: s.Duration.Microseconds(), Valid: true}
+}
+
+// Retire says what [Ensure] does with partitions older than the retention.
+type Retire int
+
+const (
+	// Drop drops them (DROP TABLE), in one transaction with the creation
+	// of new partitions. It takes ACCESS EXCLUSIVE on the parent for the
+	// rest of that (short) transaction: queries on the parent wait.
+	Drop Retire = iota
+	// Detach detaches them with a plain ALTER TABLE … DETACH PARTITION
+	// and keeps the tables, in the same transaction and with the same lock
+	// as Drop.
+	Detach
+	// DetachConcurrently detaches them with DETACH PARTITION …
+	// CONCURRENTLY and keeps the tables. Queries on the parent keep
+	// running; each detach waits for the transactions that use the parent.
+	// The statement cannot run in a transaction block nor when the parent
+	// has a DEFAULT partition (the server refuses). A detach that was
+	// interrupted is finished (DETACH … FINALIZE) by the next Ensure.
+	DetachConcurrently
+	// DetachConcurrentlyThenDrop detaches as DetachConcurrently, then drops
+	// each detached table (which no longer locks the parent).
+	DetachConcurrentlyThenDrop
+)
+
+// String returns the name [ParseRetire] reads.
+func (r Retire) String() string {
+	switch r {
+	case Drop:
+		return "drop"
+	case Detach:
+		return "detach"
+	case DetachConcurrently:
+		return "detach-concurrently"
+	case DetachConcurrentlyThenDrop:
+		return "detach-concurrently-drop"
+	}
+	return "Retire(" + strconv.Itoa(int(r)) + ")"
+}
+
+// ParseRetire reads "drop", "detach", "detach-concurrently" or
+// "detach-concurrently-drop".
+func ParseRetire(s string) (Retire, error) {
+	for r := Drop; r <= DetachConcurrentlyThenDrop; r++ {
+		if strings.EqualFold(s, r.String()) {
+			return r, nil
+		}
+	}
+	return 0, fmt.Errorf("%w: retire %q is not drop, detach, detach-concurrently or detach-concurrently-drop", ErrPlan, s)
+}
+
+// concurrent reports whether r detaches outside a transaction.
+func (r Retire) concurrent() bool { return r == DetachConcurrently || r == DetachConcurrentlyThenDrop }
+
+// Plan says how a table is partitioned and kept.
+type Plan struct {
+	// Parent is the partitioned table as SQL names it, "events" or
+	// "app.events", resolved with the session's search_path. Quote mixed
+	// case as in SQL: `"Events"`.
+	Parent string
+	// Kind, if not AnyKind, must match the key column's type.
+	Kind Kind
+	// Every is the partition width: Day, Week, Month, whole months, or a
+	// fixed duration of whole seconds (aligned to the Unix epoch).
+	Every Span
+	// Ahead is how many partitions after the current one to keep ready.
+	Ahead int
+	// Retain, if not zero, retires the partitions whose whole range is
+	// older than Now - Retain, as Retire says. A partition that may hold a
+	// younger row stays.
+	Retain Span
+	// Retire says how: Drop (the default), Detach, DetachConcurrently or
+	// DetachConcurrentlyThenDrop.
+	Retire Retire
+	// Now is the time the current partition holds; zero means the
+	// server's now(). Set it to prepare partitions for a backfill.
+	Now time.Time
+}
+
+// check reports an invalid plan before anything reaches the server.
+func (p Plan) check() error {
+	if strings.TrimSpace(p.Parent) == "" {
+		return fmt.Errorf("%w: no parent table", ErrPlan)
+	}
+	if p.Kind < AnyKind || p.Kind > ObjectID {
+		return fmt.Errorf("%w: kind %s", ErrPlan, p.Kind)
+	}
+	if err := p.Every.check("width"); err != nil {
+		return err
+	}
+	if p.Ahead < 0 || p.Ahead > 10000 {
+		return fmt.Errorf("%w: ahead %d is not in [0, 10000]", ErrPlan, p.Ahead)
+	}
+	if !p.Retain.IsZero() {
+		if err := p.Retain.check("retention"); err != nil {
+			return err
+		}
+	}
+	if p.Retire < Drop || p.Retire > DetachConcurrentlyThenDrop {
+		return fmt.Errorf("%w: retire %s", ErrPlan, p.Retire)
+	}
+	return nil
+}
+
+// Partition is one partition of a table partitioned by ID.
+type Partition struct {
+	// Name is the partition's schema-qualified name, quoted where SQL
+	// needs it: public.events_p20261122, app."Events_p20261122".
+	Name string
+	// Default is true for the DEFAULT partition, which has no bounds.
+	Default bool
+	// Lower and Upper are the times the bounds stand for: the partition
+	// holds the IDs made in [Lower, Upper). Zero for MINVALUE / MAXVALUE.
+	Lower, Upper time.Time
+	// From and To are the bounds as the catalog has them (a uuid, or \x and
+	// the hex of the bytea); empty for MINVALUE / MAXVALUE.
+	From, To string
+	// RowEstimate is pg_class.reltuples, -1 before the first VACUUM or
+	// ANALYZE. Only [List] fills it in; it is -1 in the results of
+	// [Ensure] and [Expired].
+	RowEstimate int64
+}
+
+// Report is what [Ensure] did, each list in the order it happened.
+type Report struct {
+	Created  []Partition
+	Detached []Partition // also filled for DetachConcurrentlyThenDrop, before Dropped
+	Dropped  []Partition
+}
+
+// Empty reports whether Ensure changed nothing.
+func (r Report) Empty() bool {
+	return len(r.Created) == 0 && len(r.Detached) == 0 && len(r.Dropped) == 0
+}
