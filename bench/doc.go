@@ -9,6 +9,6 @@
 //
 //	cd bench
 //	{ go test -run '^$' -bench 'ULID|ObjectID' -benchmem -count 6 . &&
-//	  go test -run '^$' -bench 'PGKeys|DBLoad' -benchtime 1x -timeout 60m . ; } |
+//	  go test -run '^$' -bench 'PGKeys|DBLoad' -benchtime 1x -count 3 -timeout 90m . ; } |
 //	  tee /tmp/pgid-bench.txt | go run ./report -docs ../docs
 package bench

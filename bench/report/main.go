@@ -4,7 +4,7 @@
 // From the bench directory, with a PostgreSQL 18 at DATABASE_URL:
 //
 //	{ go test -run '^$' -bench 'ULID|ObjectID' -benchmem -count 6 . &&
-//	  go test -run '^$' -bench 'PGKeys|DBLoad' -benchtime 1x -timeout 60m . ; } |
+//	  go test -run '^$' -bench 'PGKeys|DBLoad' -benchtime 1x -count 3 -timeout 90m . ; } |
 //	  tee /tmp/pgid-bench.txt | go run ./report -docs ../docs
 //
 // Each benchmark's value is the median of its runs; the tables give the range

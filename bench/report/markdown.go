@@ -93,7 +93,7 @@ func markdown(res *results, versions map[string]string, charts []chart) string {
 	w("the `pgstattuple` extension available (contrib) and a role that may create databases, and point\n")
 	w("`DATABASE_URL` at it. Then, from the repository root:\n\n")
 	w("```sh\ncd bench\n{ go test -run '^$' -bench 'ULID|ObjectID' -benchmem -count 6 . &&\n")
-	w("  go test -run '^$' -bench 'PGKeys|DBLoad' -benchtime 1x -timeout 60m . ; } |\n")
+	w("  go test -run '^$' -bench 'PGKeys|DBLoad' -benchtime 1x -count 3 -timeout 90m . ; } |\n")
 	w("  tee /tmp/pgid-bench.txt | go run ./report -docs ../docs\n```\n\n")
 	w("The report starts nothing: it reads `go test -bench` output on standard input (`go run ./report\n")
 	w("-docs ../docs < /tmp/pgid-bench.txt` redraws from a saved run) and writes this file and\n")
