@@ -394,7 +394,7 @@ func (m *pgKeysResult) windowTable(b *testing.B, conn *pgx.Conn, kind pgKind, wi
 	exec("CREATE INDEX ON " + ident + " (created_at)")
 	if kind.idAt != "" {
 		fn := pgx.Identifier{win + "_id"}.Sanitize()
-		exec("CREATE FUNCTION " + fn + "() RETURNS trigger LANGUAGE plpgsql AS $$BEGIN NEW.id := " +
+		exec("CREATE OR REPLACE FUNCTION " + fn + "() RETURNS trigger LANGUAGE plpgsql AS $$BEGIN NEW.id := " +
 			kind.idAt + "; RETURN NEW; END$$")
 		exec("CREATE TRIGGER id_at BEFORE INSERT ON " + ident + " FOR EACH ROW EXECUTE FUNCTION " + fn + "()")
 	}

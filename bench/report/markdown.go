@@ -116,8 +116,10 @@ func markdown(res *results, versions map[string]string, charts []chart) string {
 		}
 	}
 	w("- Libraries: %s; pgid from this commit.\n", strings.Join(libs, ", "))
-	for k, v := range res.params {
-		w("- %s: %s\n", k, v)
+	for _, k := range []string{"PGKeys", "DBLoad"} {
+		if v, ok := res.params[k]; ok {
+			w("- Benchmark%s: %s\n", k, v)
+		}
 	}
 	w("\nThe machine is a shared virtual machine: the client, the server and other people's work share\n")
 	w("its CPUs, so single timings vary from run to run; sizes, WAL, leaf fill and buffer counts do not.\n\n")
@@ -170,6 +172,12 @@ func pgKeysSection(b *strings.Builder, res *results) {
 	w("(`ulidtype.MinAt`, `objectidtype.MinAt`, a UUIDv7 or ObjectId with the time and zeros); kinds\n")
 	w("without a time in the key have no id window. *created_at cost* is what the column and its index\n")
 	w("add: the second table's total relation size minus the first's at the same row count.\n\n")
+	w("Two things to know when reading the numbers. `gen_random_uuid()` and `uuidv7()` are volatile\n")
+	w("column defaults, and PostgreSQL's `COPY` inserts row by row instead of in batches when a default\n")
+	w("is volatile (`nextval()`, behind identity columns, excepted), so the server-side UUID kinds load\n")
+	w("and log as single-row inserts; that is what choosing them costs with `COPY`. Timings (load,\n")
+	w("inserts, latency) move by tens of percent between rounds on this shared machine, so the tables\n")
+	w("give the median and the range of the rounds; sizes, leaf fill, WAL and buffers repeat exactly.\n\n")
 
 	missing := func(k string) bool { _, m := res.missing[k]; return m }
 	na := func(k string, cols int) string {
@@ -272,10 +280,14 @@ func dbLoadSection(b *strings.Builder, res *results) {
 			cell(res, n, "gen-ms/op", 1, 0), cell(res, n, "index-MiB", 1, 2), cell(res, n, "leaf-fill-%", 1, 2),
 			cell(res, n, "leaf-pages", 1, 0), cell(res, n, "table-MiB", 1, 2))
 	}
-	w("\nMonotonic keys fill the leaves to PostgreSQL's 90 %% (rightmost-page splits); keys random within\n")
-	w("their millisecond fill them to about 77 %% at 255 rows/ms, better than UUIDv4 but worse than the\n")
-	w("monotonic control with the same timestamps. A 12-byte `bytea` takes the same index tuple as a\n")
-	w("16-byte `uuid` (1-byte header, 8-byte alignment).\n\n")
+	fill := func(k string) string { return num(res.get("BenchmarkDBLoad/"+k, "leaf-fill-%").med, 2) + " %" }
+	w("\nKeys random within their millisecond (`ulid-rand-in-ms-255perms`) filled the leaves to %s, against\n",
+		fill("ulid-rand-in-ms-255perms"))
+	w("%s for the monotonic control with the same timestamps and %s for UUIDv4; monotonic keys fill\n",
+		fill("ulid-mono-255perms"), fill("uuidv4"))
+	w("them to PostgreSQL's 90 %% (rightmost-page splits). So randomness inside the tick costs index space,\n")
+	w("but less than fully random keys. A 12-byte `bytea` takes the same index tuple as a 16-byte `uuid`\n")
+	w("(1-byte header, 8-byte alignment): compare `objectid` with `ulid`.\n\n")
 }
 
 // pairs names, per benchmark group, pgid's variant and the peers doing the
