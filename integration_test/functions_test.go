@@ -483,3 +483,94 @@ func TestSQLGenerators(t *testing.T) {
 			len(versions), len(variants), versions, variants)
 	}
 }
+
+// quotedInputRE finds the quoted input in an SQL or Go parse error.
+var quotedInputRE = regexp.MustCompile(`^(?:invalid [A-Za-z ]+ |[a-z]+: parse )("(?:[^"\\]|\\.)*")`)
+
+// The SQL parsers quote the input as Go's strconv.Quote does (cut to 64
+// bytes), so control characters such as newlines never reach the message
+// raw, and describe an invalid byte as Go's ParseError does.
+func TestSQLErrorQuotingMatchesGo(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	conn := connect(t, newDB(t, true), pgx.QueryExecModeCacheStatement)
+	long := strings.Repeat("0", 63) + "€" // cut inside the euro sign
+	cases := []struct{ fn, in string }{
+		{"ulid_from_text", "01ARZ3NDEKTSV4RRFFQ69G5FA\n"},
+		{"ulid_from_text", "01ARZ3NDEKTSV4RRFFQ69G5F\r\n"},
+		{"ulid_from_text", "01ARZ3NDEKTSV4RRFFQ69G5FA\t"},
+		{"ulid_from_text", "01ARZ3NDEKTSV4RRFFQ69G5FA\""},
+		{"ulid_from_text", "01ARZ3NDEKTSV4RRFFQ69G5FA\\"},
+		{"ulid_from_text", "01ARZ3NDEKTSV4RRFFQ69G5FA'"},
+		{"ulid_from_text", "01ARZ3NDEKTSV4RRFFQ69G5FA\x1b"},
+		{"ulid_from_text", "01ARZ3NDEKTSV4RRFFQ69G5Fé"},
+		{"ulid_from_text", "line one\nline two\r\n"},
+		{"ulid_from_text", long},
+		{"ulid_from_text", "\u0085 next line, \u00a0 no-break space"},
+		{"objectid_from_hex", "4e7020cb7cac81af7136236\n"},
+		{"objectid_from_hex", "4e7020cb7cac81af\r\n36236b"},
+		{"objectid_from_short", "jD0wOTOIwqZNdyd\n"},
+		{"objectid_from_short", "jD0w\"TOIwqZNdydH"},
+	}
+	for _, c := range cases {
+		var goErr error
+		if strings.HasPrefix(c.fn, "ulid") {
+			_, goErr = ulidtype.Parse(c.in)
+		} else {
+			_, goErr = objectidtype.Parse(c.in)
+		}
+		var out any
+		sqlErr := conn.QueryRow(ctx, "SELECT pgid."+c.fn+"($1)", c.in).Scan(&out)
+		if sqlState(sqlErr) != "22P02" || goErr == nil {
+			t.Errorf("%s(%q): SQL %v, Go %v", c.fn, c.in, sqlErr, goErr)
+			continue
+		}
+		var pgMsg string
+		if i := strings.Index(sqlErr.Error(), "invalid "); i >= 0 {
+			pgMsg = strings.TrimSuffix(sqlErr.Error()[i:], " (SQLSTATE 22P02)")
+		}
+		if strings.ContainsAny(pgMsg, "\n\r\t\x1b") {
+			t.Errorf("%s(%q): SQL message has raw control characters: %q", c.fn, c.in, pgMsg)
+		}
+		sq, gq := quotedInputRE.FindStringSubmatch(pgMsg), quotedInputRE.FindStringSubmatch(goErr.Error())
+		if sq == nil || gq == nil || sq[1] != gq[1] {
+			t.Errorf("%s(%q): SQL quotes the input as %v, Go as %v\nSQL: %s\nGo:  %s", c.fn, c.in, sq, gq, pgMsg, goErr)
+		}
+		// Same invalid character, quoted the same, at the same position.
+		if i := strings.Index(goErr.Error(), "invalid character "); i >= 0 {
+			goChar, _, _ := strings.Cut(goErr.Error()[i:], ", want")
+			if !strings.Contains(pgMsg, goChar+", want") {
+				t.Errorf("%s(%q): SQL %q does not say %q as Go", c.fn, c.in, pgMsg, goChar)
+			}
+		}
+	}
+}
+
+// Text the server refuses never reaches the pgid parsers: a NUL byte fails
+// with 22021 as a bound parameter and with 08P01 when it is part of the query
+// text (simple protocol, where NUL ends the message), invalid UTF-8 with
+// 22021, before any function runs. The package documentation says so.
+func TestServerRejectsNULAndInvalidUTF8(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dsn := newDB(t, true)
+	for _, c := range []struct {
+		mode pgx.QueryExecMode
+		in   string
+		want string
+	}{
+		{pgx.QueryExecModeSimpleProtocol, "01ARZ3NDEKTSV4RRFFQ69G5FA\x00", "08P01"},
+		{pgx.QueryExecModeExec, "01ARZ3NDEKTSV4RRFFQ69G5FA\x00", "22021"},
+		{pgx.QueryExecModeCacheStatement, "01ARZ3NDEKTSV4RRFFQ69G5FA\x00", "22021"},
+		{pgx.QueryExecModeSimpleProtocol, "01ARZ3NDEKTSV4RRFFQ69G5FA\xff", "22021"},
+		{pgx.QueryExecModeExec, "01ARZ3NDEKTSV4RRFFQ69G5FA\xff", "22021"},
+		{pgx.QueryExecModeCacheStatement, "01ARZ3NDEKTSV4RRFFQ69G5FA\xff", "22021"},
+	} {
+		conn := connect(t, dsn, c.mode)
+		var out any
+		err := conn.QueryRow(ctx, "SELECT pgid.ulid_from_text($1::text)", c.in).Scan(&out)
+		if got := sqlState(err); got != c.want {
+			t.Errorf("%v, %q: %v (SQLSTATE %q), want SQLSTATE %s", c.mode, c.in, err, got, c.want)
+		}
+	}
+}

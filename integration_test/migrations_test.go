@@ -23,6 +23,15 @@ func sqlState(err error) string {
 	return ""
 }
 
+// pgidFunctions is the number of functions in schema pgid outside 004: 6
+// ULID and 8 ObjectId functions, and the internal pgid._parse_error and
+// pgid._crockford_pairs.
+const pgidFunctions = 16
+
+// pgidAllFunctions adds 004's partition functions (partition_test.go checks
+// them).
+const pgidAllFunctions = pgidFunctions + 8
+
 func pgidObjects(t *testing.T, conn *pgx.Conn) (types, funcs int) {
 	t.Helper()
 	err := conn.QueryRow(context.Background(), `
@@ -62,9 +71,9 @@ func TestMigrationsUpDown(t *testing.T) {
 	if v := schemaVersion(t, conn); v != 4 {
 		t.Fatalf("version after Up: %d, want 4", v)
 	}
-	// 2 domains + 2 array types; 6 ULID + 8 ObjectId + 8 partition functions.
-	if types, funcs := pgidObjects(t, conn); types != 4 || funcs != 22 {
-		t.Fatalf("after Up: %d types, %d functions; want 4, 22", types, funcs)
+	// 2 domains + 2 array types; pgidAllFunctions functions.
+	if types, funcs := pgidObjects(t, conn); types != 4 || funcs != pgidAllFunctions {
+		t.Fatalf("after Up: %d types, %d functions; want 4, %d", types, funcs, pgidAllFunctions)
 	}
 
 	// Each file's forward part, as someone would paste it into psql, twice.
@@ -78,8 +87,8 @@ func TestMigrationsUpDown(t *testing.T) {
 			}
 		}
 	}
-	if types, funcs := pgidObjects(t, conn); types != 4 || funcs != 22 {
-		t.Fatalf("after re-running: %d types, %d functions; want 4, 22", types, funcs)
+	if types, funcs := pgidObjects(t, conn); types != 4 || funcs != pgidAllFunctions {
+		t.Fatalf("after re-running: %d types, %d functions; want 4, %d", types, funcs, pgidAllFunctions)
 	}
 
 	if err := migrations.Down(ctx, conn); err != nil {
@@ -102,12 +111,13 @@ func TestMigrationsUpDown(t *testing.T) {
 	if err := migrations.Up(ctx, conn); err != nil {
 		t.Fatalf("Up after Down: %v", err)
 	}
-	if types, funcs := pgidObjects(t, conn); types != 4 || funcs != 22 {
-		t.Fatalf("after Down, Up: %d types, %d functions; want 4, 22", types, funcs)
+	if types, funcs := pgidObjects(t, conn); types != 4 || funcs != pgidAllFunctions {
+		t.Fatalf("after Down, Up: %d types, %d functions; want 4, %d", types, funcs, pgidAllFunctions)
 	}
 }
 
-// Down refuses to drop what user tables use, and leaves the data alone.
+// Down refuses to drop what user tables use, and then has dropped nothing:
+// every pgid object is there and the version is unchanged.
 func TestMigrationsDownRestrict(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -121,20 +131,78 @@ func TestMigrationsDownRestrict(t *testing.T) {
 	if sqlState(err) != "2BP01" { // dependent_objects_still_exist
 		t.Fatalf("Down with a table using the domains: %v, want SQLSTATE 2BP01", err)
 	}
+	if !strings.Contains(err.Error(), "nothing dropped, still at version 4") {
+		t.Errorf("Down's error does not say what state it left: %v", err)
+	}
 	var n int
 	if err := conn.QueryRow(ctx, "SELECT count(*) FROM keep").Scan(&n); err != nil || n != 1 {
 		t.Fatalf("table after refused Down: %d rows, %v", n, err)
 	}
-	// 003 (ObjectId functions, unused by the table) was reverted; 002 stopped
-	// at pgid.gen_ulid, the column default.
-	if v := schemaVersion(t, conn); v != 2 {
-		t.Fatalf("version after refused Down: %d, want 2", v)
+	if v := schemaVersion(t, conn); v != 4 {
+		t.Fatalf("version after refused Down: %d, want 4", v)
 	}
-	if err := migrations.Up(ctx, conn); err != nil {
-		t.Fatalf("Up after refused Down: %v", err)
+	if types, funcs := pgidObjects(t, conn); types != 4 || funcs != pgidAllFunctions {
+		t.Fatalf("after refused Down: %d types, %d functions; want 4, %d", types, funcs, pgidAllFunctions)
 	}
-	if types, funcs := pgidObjects(t, conn); types != 4 || funcs != 22 {
-		t.Fatalf("after Up: %d types, %d functions; want 4, 22", types, funcs)
+}
+
+// A user function with an SQL-standard body that calls a pgid function is a
+// dependency PostgreSQL tracks, so it stops Down; one with a quoted body is
+// not: Down goes ahead, and the function fails when next called.
+func TestMigrationsDownUserFunctions(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	conn := connect(t, newDB(t, true), pgx.QueryExecModeCacheStatement)
+	if _, err := conn.Exec(ctx, `
+		CREATE FUNCTION std_body(u uuid) RETURNS text LANGUAGE sql RETURN pgid.ulid_to_text(u);
+		CREATE FUNCTION quoted_body(u uuid) RETURNS text LANGUAGE sql AS 'SELECT pgid.ulid_to_text(u)'`); err != nil {
+		t.Fatal(err)
+	}
+	if err := migrations.Down(ctx, conn); sqlState(err) != "2BP01" || !strings.Contains(err.Error(), "std_body") {
+		t.Fatalf("Down with an SQL-standard body calling pgid: %v, want 2BP01 naming std_body", err)
+	}
+	if types, funcs := pgidObjects(t, conn); types != 4 || funcs != pgidAllFunctions || schemaVersion(t, conn) != 4 {
+		t.Fatalf("after refused Down: %d types, %d functions", types, funcs)
+	}
+	if _, err := conn.Exec(ctx, "DROP FUNCTION std_body(uuid)"); err != nil {
+		t.Fatal(err)
+	}
+	if err := migrations.Down(ctx, conn); err != nil {
+		t.Fatalf("Down with only a quoted body calling pgid: %v", err)
+	}
+	var s string
+	if err := conn.QueryRow(ctx, "SELECT quoted_body(gen_random_uuid())").Scan(&s); sqlState(err) != "42883" && sqlState(err) != "3F000" {
+		t.Fatalf("quoted_body after Down: %q, %v; want undefined function or schema", s, err)
+	}
+}
+
+// After Down and Up on another connection, a statement pgx prepared and
+// cached before fails once with XX000 "cache lookup failed for type" (the
+// types have new OIDs); pgx drops it from its cache and the next call works.
+// Down's documentation says so; this pins the behaviour.
+func TestMigrationsDownUpCachedStatements(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dsn := newDB(t, true)
+	user := connect(t, dsn, pgx.QueryExecModeCacheStatement)
+	const q = "SELECT pgid.ulid_to_text($1::pgid.ulid)"
+	var s string
+	if err := user.QueryRow(ctx, q, "01563e3a-b5d3-d676-4c61-efb99302bd5b").Scan(&s); err != nil {
+		t.Fatal(err)
+	}
+	other := connect(t, dsn, pgx.QueryExecModeCacheStatement)
+	if err := migrations.Down(ctx, other); err != nil {
+		t.Fatal(err)
+	}
+	if err := migrations.Up(ctx, other); err != nil {
+		t.Fatal(err)
+	}
+	err := user.QueryRow(ctx, q, "01563e3a-b5d3-d676-4c61-efb99302bd5b").Scan(&s)
+	if sqlState(err) != "XX000" || !strings.Contains(err.Error(), "cache lookup failed for type") {
+		t.Fatalf("cached statement after Down, Up: %v; want XX000 cache lookup failed (update Down's documentation if this changed)", err)
+	}
+	if err := user.QueryRow(ctx, q, "01563e3a-b5d3-d676-4c61-efb99302bd5b").Scan(&s); err != nil || s != "01ARZ3NDEKTSV4RRFFQ69G5FAV" {
+		t.Fatalf("second call: %q, %v", s, err)
 	}
 }
 
@@ -167,6 +235,10 @@ func TestFunctionAttributes(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	conn := connect(t, newDB(t, true), pgx.QueryExecModeCacheStatement)
+	if _, err := conn.Exec(ctx, `CREATE FUNCTION gen_random_bytes_12() RETURNS bytea LANGUAGE sql VOLATILE
+		RETURN substr(uuid_send(gen_random_uuid()), 1, 12)`); err != nil {
+		t.Fatal(err)
+	}
 	rows, err := conn.Query(ctx, `
 		SELECT p.proname, p.provolatile::text, p.proisstrict, p.proparallel::text, l.lanname,
 		       coalesce(obj_description(p.oid, 'pg_proc'), '')
@@ -187,8 +259,8 @@ func TestFunctionAttributes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(fns) != 14 {
-		t.Fatalf("%d functions, want 14", len(fns))
+	if len(fns) != pgidFunctions {
+		t.Fatalf("%d functions, want %d", len(fns), pgidFunctions)
 	}
 	for _, f := range fns {
 		if f.Parallel != "s" {
@@ -216,11 +288,14 @@ func TestFunctionAttributes(t *testing.T) {
 		}
 	}
 
-	// The bound functions are inlined: EXPLAIN VERBOSE shows their body,
-	// not a call.
+	// The bound functions, the encoders and the time functions are inlined
+	// (their SQL-standard bodies too): EXPLAIN VERBOSE shows their body, not
+	// a call.
 	rows, err = conn.Query(ctx, `EXPLAIN (VERBOSE, COSTS OFF)
-		SELECT pgid.ulid_min_at(t), pgid.ulid_max_at(t), pgid.objectid_min_at(t), pgid.objectid_max_at(t)
-		FROM (VALUES (now()), (now())) v(t)`)
+		SELECT pgid.ulid_min_at(t), pgid.ulid_max_at(t), pgid.objectid_min_at(t), pgid.objectid_max_at(t),
+		       pgid.ulid_to_text(u), pgid.ulid_time(u), pgid.objectid_to_hex(o), pgid.objectid_to_short(o),
+		       pgid.objectid_time(o), pgid.gen_ulid(), pgid.gen_objectid()
+		FROM (VALUES (now(), gen_random_uuid(), gen_random_bytes_12()), (now(), gen_random_uuid(), gen_random_bytes_12())) v(t, u, o)`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -229,7 +304,9 @@ func TestFunctionAttributes(t *testing.T) {
 		t.Fatal(err)
 	}
 	plan := strings.Join(lines, "\n")
-	if strings.Contains(plan, "_at(") {
-		t.Errorf("bound functions not inlined:\n%s", plan)
+	for _, call := range []string{"_at(", "_to_text(", "_time(", "_to_hex(", "_to_short(", "gen_ulid(", "gen_objectid("} {
+		if strings.Contains(plan, call) {
+			t.Errorf("%s...) not inlined:\n%s", call, plan)
+		}
 	}
 }

@@ -33,7 +33,11 @@
 -- objsubid 2). Concurrent calls for one parent run one after the other and
 -- make each partition once.
 --
--- Idempotent: CREATE OR REPLACE throughout.
+-- Idempotent: CREATE OR REPLACE throughout. Names in the one SQL-standard
+-- body (partition_lock_key) are bound when it is created, under the
+-- search_path set here.
+
+SET LOCAL search_path = pg_catalog, pg_temp;
 
 -- pgid.partition_width: months and seconds of a partition width, or error
 -- PGI06. A width is whole months (1 month, 3 months, 1 year) or a positive
@@ -143,9 +147,8 @@ COMMENT ON FUNCTION pgid.partition_name(text, interval, timestamptz) IS
 -- pg_advisory_xact_lock(1885825380, key) that serialises
 -- pgid.ensure_partitions per parent: the parent's OID as int4.
 CREATE OR REPLACE FUNCTION pgid.partition_lock_key(parent regclass) RETURNS integer
-LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$
-  SELECT ('x' || pg_catalog.lpad(pg_catalog.to_hex(parent::oid::bigint), 8, '0'))::bit(32)::integer
-$$;
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+RETURN ('x' || pg_catalog.lpad(pg_catalog.to_hex(parent::oid::bigint), 8, '0'))::bit(32)::integer;
 
 COMMENT ON FUNCTION pgid.partition_lock_key(regclass) IS
   'Second key of the advisory lock (1885825380 = ''pgid'', key) that serialises pgid.ensure_partitions per parent: the parent''s OID as int4.';
@@ -444,6 +447,8 @@ COMMENT ON FUNCTION pgid.ensure_partitions(regclass, interval, integer, interval
   'Create the partitions of parent (BY RANGE on a pgid ID) of width every for the period holding at and ahead more; retire (drop, detach or none) those older than at - retain. Serialised per parent by an advisory lock; returns what it did.';
 
 ---- create above / drop below ----
+
+SET LOCAL search_path = pg_catalog, pg_temp;
 
 DROP FUNCTION IF EXISTS pgid.ensure_partitions(regclass, interval, integer, interval, text, timestamptz);
 DROP FUNCTION IF EXISTS pgid.expired_partitions(regclass, interval, timestamptz);

@@ -68,3 +68,56 @@ func TestFiles(t *testing.T) {
 		}
 	}
 }
+
+// Names in the migrations are bound at creation, not at call time: each
+// part of each file first sets its own search_path for the transaction, every
+// LANGUAGE sql function has an SQL-standard body (RETURN or BEGIN ATOMIC,
+// parsed when created) rather than a quoted one (parsed when inlined, under
+// the caller's search_path), and every plpgsql function either fixes its
+// search_path or qualifies its operators.
+func TestFilesBindNames(t *testing.T) {
+	names, err := fs.Glob(migrations.FS, "*.sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const setPath = "SET LOCAL search_path = pg_catalog, pg_temp;"
+	for _, name := range names {
+		b, err := fs.ReadFile(migrations.FS, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Without comment lines.
+		var lines []string
+		for _, l := range strings.Split(string(b), "\n") {
+			if !strings.HasPrefix(l, "--") || strings.HasPrefix(l, "---- create above") {
+				lines = append(lines, l)
+			}
+		}
+		up, down, _ := strings.Cut(strings.Join(lines, "\n"), "---- create above / drop below ----")
+		for part, sql := range map[string]string{"forward": up, "reverse": down} {
+			if !strings.HasPrefix(strings.TrimSpace(sql), setPath) {
+				t.Errorf("%s, %s SQL does not start with %q", name, part, setPath)
+			}
+		}
+		for _, fn := range strings.Split(up, "CREATE OR REPLACE FUNCTION ")[1:] {
+			sig, _, _ := strings.Cut(fn, "\n")
+			lang := fn[strings.Index(fn, "LANGUAGE ")+len("LANGUAGE "):]
+			lang, _, _ = strings.Cut(lang, " ")
+			switch lang {
+			case "sql":
+				if !strings.HasPrefix(fn[strings.Index(fn, "\n")+1:], "LANGUAGE sql ") ||
+					!(strings.Contains(fn, "\nRETURN ") || strings.Contains(fn, "BEGIN ATOMIC")) ||
+					strings.Contains(strings.SplitN(fn, "\nRETURN ", 2)[0], " AS $") {
+					t.Errorf("%s: %s needs an SQL-standard body (RETURN ... or BEGIN ATOMIC)", name, sig)
+				}
+			case "plpgsql":
+				body := fn[:strings.Index(fn, "\n$$;")]
+				if !strings.Contains(body, "SET search_path = pg_catalog, pg_temp") && !strings.Contains(body, "OPERATOR(pg_catalog.") {
+					t.Errorf("%s: plpgsql %s neither sets its search_path nor qualifies its operators", name, sig)
+				}
+			default:
+				t.Errorf("%s: %s: language %q", name, sig, lang)
+			}
+		}
+	}
+}

@@ -1,0 +1,75 @@
+package main
+
+import (
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// TestReadmeCommands keeps the README's shell blocks true: every pgid
+// command they show (but the demo) runs here and must succeed, and every
+// other command, the demo included, must be one that CI runs, in .ci/run or
+// the GitHub workflow (environment settings and -race / -count flags aside).
+func TestReadmeCommands(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ci []string
+	for _, name := range []string{"../../.ci/run", "../../.github/workflows/ci.yml"} {
+		b, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range strings.Split(string(b), "\n") {
+			ci = append(ci, normalizeCommand(l))
+		}
+	}
+	blocks := regexp.MustCompile("(?s)```sh\n(.*?)```").FindAllStringSubmatch(string(readme), -1)
+	n := 0
+	for _, b := range blocks {
+		for _, line := range strings.Split(b[1], "\n") {
+			line = strings.TrimSpace(line)
+			if line == "" || strings.HasPrefix(line, "#") {
+				continue
+			}
+			n++
+			if args, ok := strings.CutPrefix(line, "go run ./cmd/pgid "); ok && !strings.HasPrefix(args, "demo") {
+				code, out, errOut := runCLI(t, strings.Fields(args)...)
+				if code != 0 || out == "" {
+					t.Errorf("README: %s: exit %d, stdout %q, stderr %q", line, code, out, errOut)
+				}
+				continue
+			}
+			found := false
+			for _, c := range ci {
+				if c == normalizeCommand(line) {
+					found = true
+					break
+				}
+			}
+			if !found {
+				t.Errorf("README shows %q, which neither this test nor CI (.ci/run, .github/workflows/ci.yml) runs", line)
+			}
+		}
+	}
+	if n < 6 {
+		t.Errorf("%d commands in the README's sh blocks; the test expects at least 6", n)
+	}
+}
+
+var (
+	envPrefix = regexp.MustCompile(`^(run:\s*)?([A-Z_][A-Z0-9_]*=("[^"]*"|\S*)\s+)*`)
+	ciFlags   = regexp.MustCompile(`\s-(race|count=\d+)\b`)
+)
+
+// normalizeCommand drops a YAML "run:", leading VAR=value settings and the
+// -race / -count flags CI adds, so "go test -race -count=1 work" in CI is
+// the README's "go test work".
+func normalizeCommand(l string) string {
+	l = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(l), "- "))
+	l = envPrefix.ReplaceAllString(l, "")
+	l = ciFlags.ReplaceAllString(l, "")
+	return strings.Join(strings.Fields(l), " ")
+}

@@ -1,0 +1,301 @@
+package integration_test
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/jackc/pgx/v5/stdlib"
+
+	"github.com/pgid/pgid/migrations"
+	"github.com/pgid/pgid/objectidtype"
+	"github.com/pgid/pgid/pgidpgx"
+	"github.com/pgid/pgid/sqlc"
+	"github.com/pgid/pgid/sqlc/pgxdb"
+	"github.com/pgid/pgid/ulidtype"
+)
+
+// The README's Go blocks are copies of code that compiles and runs: each
+// block must stand, line for line (indentation aside), in this file or in the
+// sqlc package it shows, and the functions below run the code in this file
+// against PostgreSQL. Change a block here first, then copy it to the README.
+
+// TestReadmeGoBlocks fails when a README Go block is not in the code.
+func TestReadmeGoBlocks(t *testing.T) {
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sources := []string{"readme_test.go"}
+	generated, err := filepath.Glob("../sqlc/pgxdb/*.go")
+	if err != nil || len(generated) == 0 {
+		t.Fatalf("sqlc/pgxdb: %v", err)
+	}
+	sources = append(sources, generated...)
+	var code [][]string
+	for _, name := range sources {
+		b, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		code = append(code, codeLines(string(b)))
+	}
+	blocks := regexp.MustCompile("(?s)```go\n(.*?)```").FindAllStringSubmatch(string(readme), -1)
+	if len(blocks) < 8 {
+		t.Fatalf("%d Go blocks in README.md; the test expects at least 8", len(blocks))
+	}
+	for _, b := range blocks {
+		want := codeLines(b[1])
+		found := false
+		for _, lines := range code {
+			if containsRun(lines, want) {
+				found = true
+				break
+			}
+		}
+		if !found {
+			t.Errorf("README block not found in readme_test.go or sqlc/pgxdb (copy it from the code):\n%s", b[1])
+		}
+	}
+}
+
+// codeLines returns the non-blank lines of s without their indentation.
+func codeLines(s string) []string {
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// containsRun reports whether want stands in lines as consecutive lines.
+func containsRun(lines, want []string) bool {
+	for i := 0; i+len(want) <= len(lines); i++ {
+		j := 0
+		for j < len(want) && lines[i+j] == want[j] {
+			j++
+		}
+		if j == len(want) {
+			return true
+		}
+	}
+	return false
+}
+
+// readmeDB returns a migrated database with the README's events table.
+func readmeDB(t *testing.T) string {
+	t.Helper()
+	dsn := newDB(t, true)
+	conn := connect(t, dsn, pgx.QueryExecModeCacheStatement)
+	if _, err := conn.Exec(context.Background(), "CREATE TABLE events (id pgid.ulid PRIMARY KEY, kind text NOT NULL)"); err != nil {
+		t.Fatal(err)
+	}
+	return dsn
+}
+
+// Event is a row of the README's events table.
+type Event struct {
+	ID   ulidtype.ULID
+	Kind string
+}
+
+// The first screen: a pool with AfterConnect, an insert and the last hour.
+func TestReadmeFirstScreen(t *testing.T) {
+	ctx := context.Background()
+	t.Setenv("DATABASE_URL", readmeDB(t))
+
+	cfg, err := pgxpool.ParseConfig(os.Getenv("DATABASE_URL"))
+	cfg.AfterConnect = pgidpgx.AfterConnect // once migrations.Up has run
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+
+	id := ulidtype.New() // strictly increasing in the process, never fails
+	_, err = pool.Exec(ctx, "INSERT INTO events (id, kind) VALUES ($1, $2)", id, "signup")
+
+	lo, hi := ulidtype.Range(time.Now().Add(-time.Hour), time.Now()) // the last hour
+	rows, err := pool.Query(ctx, "SELECT id, kind FROM events WHERE id >= $1 AND id < $2 ORDER BY id", lo, hi)
+
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	got, err := pgx.CollectRows(rows, pgx.RowToStructByPos[Event])
+	if err != nil || len(got) != 1 || got[0].ID != id || got[0].Kind != "signup" {
+		t.Fatalf("the last hour: %v, %v; want the row just inserted", got, err)
+	}
+}
+
+// The pgx section's one line, and what it enables: a domain array.
+func TestReadmePgxAfterConnect(t *testing.T) {
+	ctx := context.Background()
+	cfg, err := pgxpool.ParseConfig(readmeDB(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.AfterConnect = pgidpgx.AfterConnect // pgxpool; stdlib.OptionAfterConnect(pgidpgx.AfterConnect) for database/sql
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	ids := []ulidtype.ULID{ulidtype.New(), ulidtype.New()}
+	var got []ulidtype.ULID
+	if err := pool.QueryRow(ctx, "SELECT array_agg(x)::pgid.ulid[] FROM unnest($1::pgid.ulid[]) x", ids).Scan(&got); err != nil || len(got) != 2 || got[1] != ids[1] {
+		t.Fatalf("domain array through the pool: %v, %v", got, err)
+	}
+}
+
+// database/sql through pgx's stdlib.
+func TestReadmeDatabaseSQL(t *testing.T) {
+	ctx := context.Background()
+	dsn := readmeDB(t)
+	connConfig, perr := pgx.ParseConfig(dsn)
+	if perr != nil {
+		t.Fatal(perr)
+	}
+	want := ulidtype.New()
+	if _, err := connect(t, dsn, pgx.QueryExecModeExec).Exec(ctx, "INSERT INTO events VALUES ($1, 'x')", want); err != nil {
+		t.Fatal(err)
+	}
+
+	db := stdlib.OpenDB(*connConfig, stdlib.OptionAfterConnect(pgidpgx.AfterConnect))
+	var id ulidtype.ULID
+	err := db.QueryRowContext(ctx, "SELECT id FROM events ORDER BY id DESC LIMIT 1").Scan(&id)
+
+	defer db.Close()
+	if err != nil || id != want {
+		t.Fatalf("database/sql: %s, %v; want %s", id, err, want)
+	}
+	var _ *sql.DB = db
+}
+
+// Migrations.
+func TestReadmeMigrations(t *testing.T) {
+	ctx := context.Background()
+	dsn := newDB(t, false)
+
+	conn, err := pgx.Connect(ctx, dsn)
+	err = migrations.Up(ctx, conn) // idempotent; version in public.pgid_schema_version
+
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var v int
+	if err := conn.QueryRow(ctx, "SELECT version FROM public.pgid_schema_version").Scan(&v); err != nil || v < 4 {
+		t.Fatalf("version %d, %v", v, err)
+	}
+}
+
+// Yesterday's rows by ID bounds, and keyset pagination over all rows.
+func TestReadmeRangesAndPagination(t *testing.T) {
+	ctx := context.Background()
+	pool, err := pgxpool.New(ctx, readmeDB(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	// 250 rows yesterday and the day before, one every 10 minutes, and one now.
+	start := time.Now().UTC().Truncate(24 * time.Hour).Add(-48 * time.Hour)
+	var all []ulidtype.ULID
+	for i := range 289 {
+		at := start.Add(time.Duration(i) * 10 * time.Minute)
+		all = append(all, ulidtype.NewGenerator(func() time.Time { return at }, nil).New())
+	}
+	all = append(all, ulidtype.New())
+	for _, id := range all {
+		if _, err := pool.Exec(ctx, "INSERT INTO events VALUES ($1, 'x')", id); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	// Rows created yesterday (UTC), by the primary key alone.
+	day := time.Now().UTC().Truncate(24 * time.Hour).Add(-24 * time.Hour)
+	lo, hi := ulidtype.Range(day, day.Add(24*time.Hour))
+	rows, err := pool.Query(ctx, "SELECT id, kind FROM events WHERE id >= $1 AND id < $2 ORDER BY id", lo, hi)
+
+	if err != nil {
+		t.Fatal(err)
+	}
+	yesterday, err := pgx.CollectRows(rows, pgx.RowToStructByPos[Event])
+	if err != nil || len(yesterday) != 144 || yesterday[0].ID != all[144] || yesterday[143].ID != all[287] {
+		t.Fatalf("yesterday: %d rows, %v; want 144 from the 145th", len(yesterday), err)
+	}
+
+	var seen []ulidtype.ULID
+	show := func(page []Event) {
+		for _, e := range page {
+			seen = append(seen, e.ID)
+		}
+	}
+
+	cursor := ulidtype.MinAt(time.Now().Add(time.Minute)) // above every ID made so far
+	for {
+		rows, _ := pool.Query(ctx, "SELECT id, kind FROM events WHERE id < $1 ORDER BY id DESC LIMIT 100", cursor)
+		page, err := pgx.CollectRows(rows, pgx.RowToStructByPos[Event])
+		if err != nil || len(page) == 0 {
+			break
+		}
+		show(page) // your code
+		cursor = page[len(page)-1].ID
+	}
+	if len(seen) != len(all) {
+		t.Fatalf("pagination saw %d rows, want %d", len(seen), len(all))
+	}
+	for i, id := range seen {
+		if id != all[len(all)-1-i] {
+			t.Fatalf("pagination row %d: %s, want %s", i, id, all[len(all)-1-i])
+		}
+	}
+}
+
+// The JSON forms.
+func TestReadmeJSON(t *testing.T) {
+	type Link struct {
+		ID   objectidtype.ObjectID `json:"id"`   // "4e7020cb7cac81af7136236b"
+		Code objectidtype.ShortID  `json:"code"` // "jD0wOTOIwqZNdydH", the same 12 bytes
+		Last ulidtype.NullULID     `json:"last"` // null, or "01ARZ3NDEKTSV4RRFFQ69G5FAV"
+	}
+	o := objectidtype.MustParse("4e7020cb7cac81af7136236b")
+	b, err := json.Marshal(Link{ID: o, Code: objectidtype.ShortID(o)})
+	if want := `{"id":"4e7020cb7cac81af7136236b","code":"jD0wOTOIwqZNdydH","last":null}`; err != nil || string(b) != want {
+		t.Fatalf("JSON %s, %v; want %s", b, err, want)
+	}
+	var back Link
+	if err := json.Unmarshal([]byte(`{"id":"4e7020cb7cac81af7136236b","code":"jD0wOTOIwqZNdydH","last":"01ARZ3NDEKTSV4RRFFQ69G5FAV"}`), &back); err != nil ||
+		back.ID != o || objectidtype.ObjectID(back.Code) != o || !back.Last.Valid || back.Last.ULID.String() != "01ARZ3NDEKTSV4RRFFQ69G5FAV" {
+		t.Fatalf("back: %+v, %v", back, err)
+	}
+}
+
+// The sqlc call the README shows.
+func TestReadmeSqlc(t *testing.T) {
+	ctx := context.Background()
+	dsn := newDB(t, true)
+	conn := connect(t, dsn, pgx.QueryExecModeCacheStatement)
+	if _, err := conn.Exec(ctx, sqlc.Schema); err != nil {
+		t.Fatal(err)
+	}
+	q := pgxdb.New(conn)
+	from, to := time.Now().Add(-time.Hour), time.Now().Add(time.Hour)
+	id := ulidtype.New()
+	if _, err := q.CreateEvent(ctx, pgxdb.CreateEventParams{ID: id, Kind: "x"}); err != nil {
+		t.Fatal(err)
+	}
+
+	lo, hi := ulidtype.Range(from, to)
+	events, err := q.ListEventsInWindow(ctx, pgxdb.ListEventsInWindowParams{Lo: lo, Hi: hi})
+
+	if err != nil || len(events) != 1 || events[0].ID != id {
+		t.Fatalf("ListEventsInWindow: %v, %v", events, err)
+	}
+}
