@@ -349,7 +349,7 @@ type pgKeysResult struct {
 	idLat, tsLat                     time.Duration
 	idBufs, tsBufs                   float64
 	idExec, tsExec                   float64
-	idRows, tsRows                   int64
+	tsRows                           int64
 	hasIDWindow                      bool
 	winIndexBytes, winCreatedAtBytes int64
 }
