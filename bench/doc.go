@@ -10,5 +10,5 @@
 //	cd bench
 //	{ for i in 1 2 3 4 5 6 7 8; do go test -run '^$' -bench 'ULID|ObjectID' -benchmem -benchtime 300ms . ; done &&
 //	  go test -run '^$' -bench 'PGKeys|DBLoad' -benchtime 1x -count 3 -timeout 90m . ; } |
-//	  tee /tmp/pgid-bench.txt | go run ./report -docs ../docs
+//	  go run ./report -docs ../docs
 package bench

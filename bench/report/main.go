@@ -1,11 +1,12 @@
 // Command report turns the output of the bench module's benchmarks into
-// docs/BENCHMARKS.md and the PNG charts next to it. It reads `go test -bench`
+// docs/BENCHMARKS.md, the PNG charts in docs/bench and a copy of the output
+// there (docs/bench/output.txt). It reads `go test -bench`
 // output on standard input, and starts nothing itself: no server, no test.
 // From the bench directory, with a PostgreSQL 18 at DATABASE_URL:
 //
 //	{ for i in 1 2 3 4 5 6 7 8; do go test -run '^$' -bench 'ULID|ObjectID' -benchmem -benchtime 300ms . ; done &&
 //	  go test -run '^$' -bench 'PGKeys|DBLoad' -benchtime 1x -count 3 -timeout 90m . ; } |
-//	  tee /tmp/pgid-bench.txt | go run ./report -docs ../docs
+//	  go run ./report -docs ../docs
 //
 // Each benchmark's value is the median of its runs; the tables give the range
 // as well when the runs differ.
@@ -13,6 +14,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"flag"
 	"fmt"
 	"io"
@@ -30,7 +32,11 @@ func main() {
 	docs := flag.String("docs", "../docs", "directory for BENCHMARKS.md and bench/*.png")
 	gomod := flag.String("gomod", "go.mod", "the bench module's go.mod, for the library versions")
 	flag.Parse()
-	res, err := parse(os.Stdin)
+	input, err := io.ReadAll(os.Stdin)
+	if err != nil {
+		log.Fatal(err)
+	}
+	res, err := parse(bytes.NewReader(input))
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -42,6 +48,11 @@ func main() {
 	}
 	charts, err := drawCharts(res, filepath.Join(*docs, "bench"))
 	if err != nil {
+		log.Fatal(err)
+	}
+	// The raw output goes next to the charts, so that they and the tables
+	// can be redrawn, and checked, from it.
+	if err := os.WriteFile(filepath.Join(*docs, "bench", "output.txt"), input, 0o644); err != nil {
 		log.Fatal(err)
 	}
 	md := markdown(res, readVersions(*gomod), charts)
