@@ -184,7 +184,7 @@ func pgKeysSection(b *strings.Builder, res *results) {
 
 	missing := func(k string) bool { _, m := res.missing[k]; return m }
 	na := func(k string, cols int) string {
-		return "not available: " + res.missing[k] + strings.Repeat(" |", cols-1)
+		return res.missing[k] + strings.Repeat(" |", cols-1)
 	}
 	w("### Load and concurrent inserts\n\n")
 	w("| kind | load rows/s | load s | concurrent rows/s | p50 ms | p99 ms |\n| --- | ---: | ---: | ---: | ---: | ---: |\n")
