@@ -3,6 +3,7 @@ package integration_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"strings"
 	"sync"
@@ -24,9 +25,13 @@ func sqlState(err error) string {
 }
 
 // pgidFunctions is the number of functions in schema pgid outside 004: 6
-// ULID and 8 ObjectId functions, and the internal pgid._parse_error and
-// pgid._crockford_pairs.
-const pgidFunctions = 16
+// ULID and 8 ObjectId functions, the internal pgid._parse_error and
+// pgid._crockford_pairs, and 005's pgid.gen_ulid_v7 and pgid.ulid_is_v7.
+const pgidFunctions = 18
+
+// schemaLatest is the version Up brings a database to: the number of
+// migration files.
+const schemaLatest = 5
 
 // pgidAllFunctions adds 004's partition functions (partition_test.go checks
 // them).
@@ -68,7 +73,7 @@ func TestMigrationsUpDown(t *testing.T) {
 	if err := migrations.Up(ctx, conn); err != nil {
 		t.Fatalf("second Up: %v", err)
 	}
-	if v := schemaVersion(t, conn); v != 4 {
+	if v := schemaVersion(t, conn); v != schemaLatest {
 		t.Fatalf("version after Up: %d, want 4", v)
 	}
 	// 2 domains + 2 array types; pgidAllFunctions functions.
@@ -131,14 +136,14 @@ func TestMigrationsDownRestrict(t *testing.T) {
 	if sqlState(err) != "2BP01" { // dependent_objects_still_exist
 		t.Fatalf("Down with a table using the domains: %v, want SQLSTATE 2BP01", err)
 	}
-	if !strings.Contains(err.Error(), "nothing dropped, still at version 4") {
+	if !strings.Contains(err.Error(), fmt.Sprintf("nothing dropped, still at version %d", schemaLatest)) {
 		t.Errorf("Down's error does not say what state it left: %v", err)
 	}
 	var n int
 	if err := conn.QueryRow(ctx, "SELECT count(*) FROM keep").Scan(&n); err != nil || n != 1 {
 		t.Fatalf("table after refused Down: %d rows, %v", n, err)
 	}
-	if v := schemaVersion(t, conn); v != 4 {
+	if v := schemaVersion(t, conn); v != schemaLatest {
 		t.Fatalf("version after refused Down: %d, want 4", v)
 	}
 	if types, funcs := pgidObjects(t, conn); types != 4 || funcs != pgidAllFunctions {
@@ -161,7 +166,7 @@ func TestMigrationsDownUserFunctions(t *testing.T) {
 	if err := migrations.Down(ctx, conn); sqlState(err) != "2BP01" || !strings.Contains(err.Error(), "std_body") {
 		t.Fatalf("Down with an SQL-standard body calling pgid: %v, want 2BP01 naming std_body", err)
 	}
-	if types, funcs := pgidObjects(t, conn); types != 4 || funcs != pgidAllFunctions || schemaVersion(t, conn) != 4 {
+	if types, funcs := pgidObjects(t, conn); types != 4 || funcs != pgidAllFunctions || schemaVersion(t, conn) != schemaLatest {
 		t.Fatalf("after refused Down: %d types, %d functions", types, funcs)
 	}
 	if _, err := conn.Exec(ctx, "DROP FUNCTION std_body(uuid)"); err != nil {
@@ -223,7 +228,7 @@ func TestMigrationsConcurrentUp(t *testing.T) {
 		}
 	}
 	conn := connect(t, dsn, pgx.QueryExecModeCacheStatement)
-	if v := schemaVersion(t, conn); v != 4 {
+	if v := schemaVersion(t, conn); v != schemaLatest {
 		t.Fatalf("version: %d, want 4", v)
 	}
 }
@@ -294,7 +299,7 @@ func TestFunctionAttributes(t *testing.T) {
 	rows, err = conn.Query(ctx, `EXPLAIN (VERBOSE, COSTS OFF)
 		SELECT pgid.ulid_min_at(t), pgid.ulid_max_at(t), pgid.objectid_min_at(t), pgid.objectid_max_at(t),
 		       pgid.ulid_to_text(u), pgid.ulid_time(u), pgid.objectid_to_hex(o), pgid.objectid_to_short(o),
-		       pgid.objectid_time(o), pgid.gen_ulid(), pgid.gen_objectid()
+		       pgid.objectid_time(o), pgid.gen_ulid(), pgid.gen_objectid(), pgid.gen_ulid_v7(), pgid.ulid_is_v7(u)
 		FROM (VALUES (now(), gen_random_uuid(), gen_random_bytes_12()), (now(), gen_random_uuid(), gen_random_bytes_12())) v(t, u, o)`)
 	if err != nil {
 		t.Fatal(err)
@@ -304,7 +309,7 @@ func TestFunctionAttributes(t *testing.T) {
 		t.Fatal(err)
 	}
 	plan := strings.Join(lines, "\n")
-	for _, call := range []string{"_at(", "_to_text(", "_time(", "_to_hex(", "_to_short(", "gen_ulid(", "gen_objectid("} {
+	for _, call := range []string{"_at(", "_to_text(", "_time(", "_to_hex(", "_to_short(", "gen_ulid(", "gen_objectid(", "gen_ulid_v7(", "_is_v7("} {
 		if strings.Contains(plan, call) {
 			t.Errorf("%s...) not inlined:\n%s", call, plan)
 		}

@@ -14,25 +14,27 @@ import (
 	"github.com/pgid/pgid/ulidtype"
 )
 
-// withUser returns dsn connecting as role user (trust or peer
-// authentication, or a password the server does not ask for).
+// withUser returns dsn connecting as role user, whose password is its name
+// (see newRole): servers with trust authentication ignore it, servers with
+// password authentication (the embedded PostgreSQL) ask for it.
 func withUser(dsn, user string) string {
 	if strings.Contains(dsn, "://") {
 		if u, err := url.Parse(dsn); err == nil {
-			u.User = url.User(user)
+			u.User = url.UserPassword(user, user)
 			return u.String()
 		}
 	}
-	return dsn + " user=" + user
+	return dsn + " user=" + user + " password=" + user
 }
 
-// newRole creates a LOGIN role with a random name for t, and when t ends
+// newRole creates a LOGIN role with a random name for t, its password the
+// same as its name, and when t ends
 // drops what it owns in the database of owner (a superuser connection to
 // it) and the role.
 func newRole(t *testing.T, owner *pgx.Conn) string {
 	t.Helper()
 	role := "pgid_app_" + randomHex(4)
-	if _, err := owner.Exec(context.Background(), "CREATE ROLE "+role+" LOGIN"); err != nil {
+	if _, err := owner.Exec(context.Background(), "CREATE ROLE "+role+" LOGIN PASSWORD '"+role+"'"); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {

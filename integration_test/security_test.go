@@ -218,7 +218,7 @@ func checkAllFunctions(t *testing.T, conn *pgx.Conn, path string, covered map[st
 		       pgid.ulid_min_at(t), pgid.ulid_max_at(t),
 		       pgid.objectid_to_hex(o), pgid.objectid_to_short(o), pgid.objectid_from_hex(h),
 		       pgid.objectid_from_hex(pg_catalog.upper(h)), pgid.objectid_from_short(sh), pgid.objectid_time(o),
-		       pgid.objectid_min_at(t), pgid.objectid_max_at(t)
+		       pgid.objectid_min_at(t), pgid.objectid_max_at(t), pgid.ulid_is_v7(u)
 		FROM ROWS FROM (pg_catalog.unnest($1::pg_catalog.uuid[]), pg_catalog.unnest($2::pg_catalog.text[]),
 		                pg_catalog.unnest($3::pg_catalog.bytea[]), pg_catalog.unnest($4::pg_catalog.text[]),
 		                pg_catalog.unnest($5::pg_catalog.text[]), pg_catalog.unnest($6::pg_catalog.timestamptz[]))
@@ -233,13 +233,14 @@ func checkAllFunctions(t *testing.T, conn *pgx.Conn, path string, covered map[st
 		var fromText, fromLower, uMin, uMax ulidtype.ULID
 		var fromHex, fromUpper, fromShort, oMin, oMax objectidtype.ObjectID
 		var uTime, oTime time.Time
+		var isV7 bool
 		if err := rows.Scan(&text, &fromText, &fromLower, &uTime, &uMin, &uMax,
-			&hex, &short, &fromHex, &fromUpper, &fromShort, &oTime, &oMin, &oMax); err != nil {
+			&hex, &short, &fromHex, &fromUpper, &fromShort, &oTime, &oMin, &oMax, &isV7); err != nil {
 			t.Fatal(err)
 		}
 		u, o, at := ids[i], oids[i], ts[i]
 		if text != u.String() || fromText != u || fromLower != u || !uTime.Equal(u.Time()) ||
-			uMin != ulidtype.MinAt(at) || uMax != ulidtype.MaxAt(at) {
+			uMin != ulidtype.MinAt(at) || uMax != ulidtype.MaxAt(at) || isV7 != u.IsV7() {
 			t.Errorf("search_path %s: ULID %s, time %v: SQL %s %s %s %v %s %s", path, u, at, text, fromText, fromLower, uTime, uMin, uMax)
 		}
 		if hex != o.Hex() || short != o.Short() || fromHex != o || fromUpper != o || fromShort != o ||
@@ -251,7 +252,7 @@ func checkAllFunctions(t *testing.T, conn *pgx.Conn, path string, covered map[st
 	if err := rows.Err(); err != nil || i != len(ids) {
 		t.Fatalf("search_path %s: %d rows, %v", path, i, err)
 	}
-	call("ulid_to_text", "ulid_from_text", "ulid_time", "ulid_min_at", "ulid_max_at",
+	call("ulid_to_text", "ulid_from_text", "ulid_time", "ulid_min_at", "ulid_max_at", "ulid_is_v7",
 		"objectid_to_hex", "objectid_to_short", "objectid_from_hex", "objectid_from_short", "objectid_time",
 		"objectid_min_at", "objectid_max_at")
 
@@ -269,6 +270,15 @@ func checkAllFunctions(t *testing.T, conn *pgx.Conn, path string, covered map[st
 		t.Errorf("search_path %s: gen_objectid %s at %v, statement at %v", path, o, o.Time(), now)
 	}
 	call("gen_ulid", "gen_objectid")
+	var v7 ulidtype.ULID
+	var v7ok bool
+	if err := conn.QueryRow(ctx, "SELECT g, pgid.ulid_is_v7(g) FROM (SELECT pgid.gen_ulid_v7()) AS x(g)").Scan(&v7, &v7ok); err != nil {
+		t.Fatal(err)
+	}
+	if d := v7.Time().Sub(now); !v7.IsV7() || !v7ok || d < -time.Millisecond || d > time.Minute {
+		t.Errorf("search_path %s: gen_ulid_v7 %s (%s) at %v, IsV7 %v, ulid_is_v7 %v", path, v7, v7.UUIDString(), v7.Time(), v7.IsV7(), v7ok)
+	}
+	call("gen_ulid_v7")
 
 	// The pair table ulid_to_text reads.
 	var pairs []byte

@@ -62,27 +62,30 @@ COMMENT ON FUNCTION pgid.objectid_from_hex(text) IS
 -- pgid.objectid_to_short / pgid.objectid_from_short: the 16-character
 -- URL-safe short form: 96 bits in 6-bit groups, most significant first, over
 -- the alphabet 0-9 a-z A-Z - _. The short form does not sort like the bytes.
--- Each group is read with get_byte and looked up in the alphabet; the first
--- lookup reads id as pgid.objectid, so a wrong length fails there (23514).
+-- Each group is read with get_byte and looked up in the alphabet. Every
+-- get_byte reads id as pgid.objectid, so a wrong length fails with the
+-- domain's check (23514) whatever the evaluation order: PostgreSQL 18 plans
+-- SQL function bodies with the plan cache, and a custom plan folds
+-- get_byte(<constant>, 11) before a single cast could run (2202E).
 CREATE OR REPLACE FUNCTION pgid.objectid_to_short(id bytea) RETURNS text
 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 RETURN encode(
     substr('0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-_'::bytea, ((get_byte(id::pgid.objectid, 0) >> 2) & 63) + 1, 1)
-    || substr('0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-_'::bytea, (((get_byte(id, 0) << 8 | get_byte(id, 1)) >> 4) & 63) + 1, 1)
-    || substr('0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-_'::bytea, (((get_byte(id, 1) << 8 | get_byte(id, 2)) >> 6) & 63) + 1, 1)
-    || substr('0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-_'::bytea, (get_byte(id, 2) & 63) + 1, 1)
-    || substr('0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-_'::bytea, ((get_byte(id, 3) >> 2) & 63) + 1, 1)
-    || substr('0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-_'::bytea, (((get_byte(id, 3) << 8 | get_byte(id, 4)) >> 4) & 63) + 1, 1)
-    || substr('0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-_'::bytea, (((get_byte(id, 4) << 8 | get_byte(id, 5)) >> 6) & 63) + 1, 1)
-    || substr('0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-_'::bytea, (get_byte(id, 5) & 63) + 1, 1)
-    || substr('0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-_'::bytea, ((get_byte(id, 6) >> 2) & 63) + 1, 1)
-    || substr('0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-_'::bytea, (((get_byte(id, 6) << 8 | get_byte(id, 7)) >> 4) & 63) + 1, 1)
-    || substr('0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-_'::bytea, (((get_byte(id, 7) << 8 | get_byte(id, 8)) >> 6) & 63) + 1, 1)
-    || substr('0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-_'::bytea, (get_byte(id, 8) & 63) + 1, 1)
-    || substr('0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-_'::bytea, ((get_byte(id, 9) >> 2) & 63) + 1, 1)
-    || substr('0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-_'::bytea, (((get_byte(id, 9) << 8 | get_byte(id, 10)) >> 4) & 63) + 1, 1)
-    || substr('0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-_'::bytea, (((get_byte(id, 10) << 8 | get_byte(id, 11)) >> 6) & 63) + 1, 1)
-    || substr('0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-_'::bytea, (get_byte(id, 11) & 63) + 1, 1),
+    || substr('0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-_'::bytea, (((get_byte(id::pgid.objectid, 0) << 8 | get_byte(id::pgid.objectid, 1)) >> 4) & 63) + 1, 1)
+    || substr('0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-_'::bytea, (((get_byte(id::pgid.objectid, 1) << 8 | get_byte(id::pgid.objectid, 2)) >> 6) & 63) + 1, 1)
+    || substr('0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-_'::bytea, (get_byte(id::pgid.objectid, 2) & 63) + 1, 1)
+    || substr('0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-_'::bytea, ((get_byte(id::pgid.objectid, 3) >> 2) & 63) + 1, 1)
+    || substr('0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-_'::bytea, (((get_byte(id::pgid.objectid, 3) << 8 | get_byte(id::pgid.objectid, 4)) >> 4) & 63) + 1, 1)
+    || substr('0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-_'::bytea, (((get_byte(id::pgid.objectid, 4) << 8 | get_byte(id::pgid.objectid, 5)) >> 6) & 63) + 1, 1)
+    || substr('0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-_'::bytea, (get_byte(id::pgid.objectid, 5) & 63) + 1, 1)
+    || substr('0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-_'::bytea, ((get_byte(id::pgid.objectid, 6) >> 2) & 63) + 1, 1)
+    || substr('0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-_'::bytea, (((get_byte(id::pgid.objectid, 6) << 8 | get_byte(id::pgid.objectid, 7)) >> 4) & 63) + 1, 1)
+    || substr('0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-_'::bytea, (((get_byte(id::pgid.objectid, 7) << 8 | get_byte(id::pgid.objectid, 8)) >> 6) & 63) + 1, 1)
+    || substr('0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-_'::bytea, (get_byte(id::pgid.objectid, 8) & 63) + 1, 1)
+    || substr('0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-_'::bytea, ((get_byte(id::pgid.objectid, 9) >> 2) & 63) + 1, 1)
+    || substr('0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-_'::bytea, (((get_byte(id::pgid.objectid, 9) << 8 | get_byte(id::pgid.objectid, 10)) >> 4) & 63) + 1, 1)
+    || substr('0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-_'::bytea, (((get_byte(id::pgid.objectid, 10) << 8 | get_byte(id::pgid.objectid, 11)) >> 6) & 63) + 1, 1)
+    || substr('0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-_'::bytea, (get_byte(id::pgid.objectid, 11) & 63) + 1, 1),
     'escape');
 
 COMMENT ON FUNCTION pgid.objectid_to_short(bytea) IS

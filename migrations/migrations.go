@@ -36,7 +36,9 @@
 //
 // ULID (argument and result uuid, so pgid.ulid columns fit directly):
 // pgid.ulid_time, pgid.ulid_to_text, pgid.ulid_from_text, pgid.ulid_min_at,
-// pgid.ulid_max_at, pgid.gen_ulid. ObjectId (bytea): pgid.objectid_time,
+// pgid.ulid_max_at, pgid.gen_ulid, and for ULIDs that are also UUIDv7
+// (ulidtype.LayoutV7) pgid.gen_ulid_v7 and pgid.ulid_is_v7. ObjectId
+// (bytea): pgid.objectid_time,
 // pgid.objectid_to_hex, pgid.objectid_from_hex, pgid.objectid_to_short,
 // pgid.objectid_from_short, pgid.objectid_min_at, pgid.objectid_max_at,
 // pgid.gen_objectid. Names starting with an underscore (pgid._parse_error,
@@ -69,11 +71,13 @@
 // (protocol_violation) inside the query text of the simple protocol, invalid
 // UTF-8 with 22021.
 //
-// pgid.gen_ulid and pgid.gen_objectid exist for DEFAULT clauses and ad-hoc
-// SQL. They are not monotonic: two IDs from the same millisecond (ULID) or
-// second (ObjectId) are ordered at random, within one backend and across
-// backends. Generate keys in Go with ulidtype.New / objectidtype.New, which
-// are strictly increasing within a process.
+// pgid.gen_ulid, pgid.gen_ulid_v7 and pgid.gen_objectid exist for DEFAULT
+// clauses and ad-hoc SQL. They are not monotonic: two IDs from the same
+// millisecond (ULID) or second (ObjectId) are ordered at random, within one
+// backend and across backends. Generate keys in Go with ulidtype.New /
+// objectidtype.New, which are strictly increasing within a process. On
+// PostgreSQL 18, uuidv7() makes ULIDs of the UUIDv7 layout too, monotonic
+// within a backend; it does not exist before 18.
 package migrations
 
 import (

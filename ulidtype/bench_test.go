@@ -63,22 +63,42 @@ func BenchmarkEntropyDraw(b *testing.B) {
 	})
 }
 
+// layouts are the sub-benchmarks of the New benchmarks. -count repeats each
+// sub-benchmark back to back; on a loaded machine compare the layouts over
+// several runs with -count 1, in which they take turns.
+var layouts = []struct {
+	name string
+	l    Layout
+}{{"V7", LayoutV7}, {"ULID", LayoutULID}}
+
 func BenchmarkNew(b *testing.B) {
-	b.ReportAllocs()
-	for b.Loop() {
-		sinkULID = New()
+	defer SetDefaultLayout(DefaultLayout())
+	for _, l := range layouts {
+		b.Run(l.name, func(b *testing.B) {
+			SetDefaultLayout(l.l)
+			b.ReportAllocs()
+			for b.Loop() {
+				sinkULID = New()
+			}
+		})
 	}
 }
 
 func BenchmarkNewParallel(b *testing.B) {
-	b.ReportAllocs()
-	b.RunParallel(func(pb *testing.PB) {
-		var u ULID
-		for pb.Next() {
-			u = New()
-		}
-		sinkULID = u
-	})
+	defer SetDefaultLayout(DefaultLayout())
+	for _, l := range layouts {
+		b.Run(l.name, func(b *testing.B) {
+			SetDefaultLayout(l.l)
+			b.ReportAllocs()
+			b.RunParallel(func(pb *testing.PB) {
+				var u ULID
+				for pb.Next() {
+					u = New()
+				}
+				sinkULID = u
+			})
+		})
+	}
 }
 
 func BenchmarkFill(b *testing.B) {
@@ -195,10 +215,15 @@ func BenchmarkPgxEncode(b *testing.B) {
 var fixedNow = time.UnixMilli(1700000000000)
 
 func BenchmarkGeneratorNew(b *testing.B) {
-	g := NewGenerator(func() time.Time { return fixedNow }, nil)
-	b.ReportAllocs()
-	for b.Loop() {
-		sinkULID = g.New()
+	for _, l := range layouts {
+		b.Run(l.name, func(b *testing.B) {
+			g := NewGenerator(func() time.Time { return fixedNow }, nil)
+			g.SetLayout(l.l)
+			b.ReportAllocs()
+			for b.Loop() {
+				sinkULID = g.New()
+			}
+		})
 	}
 }
 

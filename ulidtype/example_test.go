@@ -32,10 +32,32 @@ func ExampleNewGenerator() {
 	fmt.Println(g.New())
 	fmt.Println(a.Compare(b), a.Time().Equal(b.Time()))
 	// Output:
-	// 01GFGGMBFGF60AR3B4EDQDSCMD
-	// 01GFGGMBFGF60VRZGMQ0W6KZEP
-	// 01GFGGMBFH8CV1NAJCD4CBZW0Y
+	// 01GFGGMBFGE60AR3B4EDQDSCMD
+	// 01GFGGMBFGE60AR3NWFRABGE39
+	// 01GFGGMBFHEQB86DGTN966J65Z
 	// -1 true
+}
+
+// ExampleGenerator_SetLayout shows the two layouts side by side. In the
+// default, LayoutV7, a ULID is also a UUIDv7: the version digit 7 and a
+// variant digit 8, 9, a or b, where PostgreSQL 18's uuid_extract_timestamp
+// and uuid_extract_version look; in LayoutULID those bits are random too.
+// Both start with the same 48-bit millisecond, so Time is exact for both and
+// they sort by time together.
+func ExampleGenerator_SetLayout() {
+	now := time.Date(2026, 11, 23, 0, 0, 0, 0, time.UTC)
+	clock := func() time.Time { return now }
+	g := ulidtype.NewGenerator(clock, rand.NewChaCha8([32]byte{'p', 'g', 'i', 'd'}))
+	v7 := g.New()
+	g.SetLayout(ulidtype.LayoutULID)
+	plain := g.New() // the next millisecond: layouts do not mix within one
+	fmt.Println(v7.UUIDString(), v7.IsV7(), v7.Time().Format(time.RFC3339Nano))
+	fmt.Println(plain.UUIDString(), plain.IsV7(), plain.Time().Format(time.RFC3339Nano))
+	fmt.Println(v7.Compare(plain))
+	// Output:
+	// 01a205b3-d000-7180-ac0d-64736edcb28d true 2026-11-23T00:00:00Z
+	// 01a205b3-d001-3c7e-14b8-3869fdd6c336 false 2026-11-23T00:00:00.001Z
+	// -1
 }
 
 func ExampleParse() {

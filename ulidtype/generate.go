@@ -19,9 +19,56 @@ const (
 	reseedAfterMs = 1000
 )
 
+// Layout is the bit layout of the ULIDs a [Generator] makes. Both layouts
+// start with the 48-bit Unix millisecond, so ULIDs of both sort by time
+// together, millisecond by millisecond, and [ULID.Time] is exact for both.
+type Layout uint8
+
+const (
+	// LayoutV7 ULIDs are also RFC 9562 UUIDv7 values, as PostgreSQL 18's
+	// uuidv7() makes them: version 7 in the top 4 bits of byte 6, variant
+	// 10 in the top 2 bits of byte 8, and 74 random bits around them
+	// (rand_a and rand_b). PostgreSQL's uuid_extract_timestamp (from 18 on;
+	// 17 reads version 1 only) and uuid_extract_version (from 17 on) read
+	// them, and so does every tool that insists on UUIDv7 ([ULID.IsV7] is
+	// true). It is the default and the zero value; the README
+	// ("ULID, UUIDv7 or both") says why.
+	LayoutV7 Layout = iota
+
+	// LayoutULID ULIDs have 80 bits of entropy after the timestamp, as the
+	// ULID specification describes them, and no version or variant: about
+	// 1 in 32 of those New makes happen to read as a UUIDv7 (see
+	// [ULID.IsV7]).
+	LayoutULID
+)
+
+// Sequence numbers: the leading entropy bits that count up within a
+// millisecond (see [Generator]). In LayoutV7 they are RFC 9562 §6.2's
+// "fixed bit-length dedicated counter": the 12 rand_a bits and the 14 bits
+// after the variant. 26 bits leave 48 fresh random bits per ULID and room
+// for 2^25 ULIDs in a millisecond before a carry, so even a Fill of millions
+// stays in the clock's millisecond. How the 74 bits are split does not
+// change the chance that two generators collide, which depends on their sum.
+const (
+	seqBitsULID = 16
+	seqBitsV7   = 26
+	v7Version   = 0x7000             // in the top word: version 7
+	v7Variant   = uint64(0b10) << 62 // in the bottom word: variant 10
+	v7SeqLow    = 14                 // sequence bits in the bottom word
+	v7Random    = uint64(1)<<48 - 1  // fresh random bits of a LayoutV7 ULID
+)
+
+// seqMask returns the largest sequence number of layout l.
+func (l Layout) seqMask() uint64 {
+	if l == LayoutV7 {
+		return 1<<seqBitsV7 - 1
+	}
+	return 1<<seqBitsULID - 1
+}
+
 // Generator makes ULIDs that strictly increase. It is safe for concurrent
-// use, and its zero value is ready to use, with the system clock and the
-// default entropy.
+// use, and its zero value is ready to use, with the system clock, the
+// default entropy and [LayoutV7].
 //
 // Why monotonic: ULIDs are meant to be B-tree keys. Keys that share a
 // millisecond but are random within it land at random places of the rightmost
@@ -30,17 +77,30 @@ const (
 // leaf pages PostgreSQL fills up to their fillfactor (90 by default). The
 // measured sizes are in docs/BENCHMARKS.md.
 //
-// How the 80 entropy bits are made: the first ULID of a millisecond gets 79
-// random bits (the top bit is 0). Each next ULID in the same millisecond adds
-// one to the top 16 bits of the previous one and draws 64 fresh random bits
-// for the rest: it is the previous value plus a random increment in
-// [1, 2^65), ordered but not guessable. If the top 16 bits overflow (after
-// at least 32,768 ULIDs in one millisecond) the carry goes into the
-// timestamp instead of failing or wrapping, so the IDs run ahead of the clock
-// by one millisecond per 65,536 further ULIDs until the clock catches up; a
-// Fill of a million IDs, for example, ends 15 ms ahead. If the clock
-// steps back, the generator keeps its last timestamp. After the last ULID of
-// year 10889 (7ZZZZZZZZZZZZZZZZZZZZZZZZZ) it keeps returning that ULID.
+// How the random bits are made: the leading random bits of a ULID are its
+// sequence number, 16 bits in [LayoutULID] and 26 in [LayoutV7] (the 12
+// rand_a bits and the top 14 of rand_b, as RFC 9562 §6.2 method 1 allows);
+// the rest, 64 bits in LayoutULID and 48 in LayoutV7, are fresh random bits
+// for every ULID. The first ULID of a millisecond starts its sequence at a
+// random number with the top bit 0 (79 random bits in LayoutULID, 73 in
+// LayoutV7). Each next ULID in the same millisecond adds one to the sequence
+// and draws fresh random bits for the rest: it is the previous value plus a
+// random increment, ordered but not guessable. If the sequence overflows
+// (after at least 32,768 ULIDs in one millisecond in LayoutULID, 33,554,432
+// in LayoutV7) the carry goes into the timestamp instead of failing or
+// wrapping, so the IDs run ahead of the clock by one millisecond per 65,536
+// (LayoutULID) or 67,108,864 (LayoutV7) further ULIDs until the clock
+// catches up. A Fill of a million IDs, for example, ends up to 15 ms ahead
+// of its clock reading in LayoutULID and in the clock's own millisecond in
+// LayoutV7. If the clock steps back, the generator keeps its last
+// timestamp. After the last millisecond of year 10889 it keeps returning the
+// largest ULID of its layout (7ZZZZZZZZZZZZZZZZZZZZZZZZZ in LayoutULID).
+//
+// A change of layout ([Generator.SetLayout]) takes effect with the next
+// ULID. If that one would fall in the millisecond of the last ULID, or
+// before it (the clock stepped back), it moves to the next millisecond, as
+// a carry would: the two layouts do not interleave in order within one
+// millisecond.
 //
 // The default entropy is a [rand.ChaCha8] stream (in its own words, a
 // cryptographically strong random number generator) seeded from
@@ -74,7 +134,11 @@ type Generator struct {
 	entropy io.Reader        // nil: chacha, reseeded from crypto/rand
 
 	mu       sync.Mutex // guards the fields below
-	last     uint64     // top word of the last ULID: timestamp<<16 | sequence
+	layout   Layout     // of the next ULIDs
+	made     bool       // whether a ULID was made: the fields below describe it
+	lastL    Layout     // the last ULID's layout,
+	lastMs   uint64     // its timestamp
+	lastSeq  uint64     // and its sequence number
 	left     int        // ULIDs until chacha must be reseeded; 0: seed first
 	reseedAt uint64     // clock millisecond from which the next ULID reseeds
 	chacha   rand.ChaCha8
@@ -82,16 +146,19 @@ type Generator struct {
 }
 
 // NewGenerator returns a Generator that reads the time from clock and random
-// bytes from entropy.
+// bytes from entropy, in [LayoutV7] until [Generator.SetLayout] changes it.
 //
 // A nil clock means [time.Now]. A nil entropy means the default entropy,
 // ChaCha8 reseeded from crypto/rand, described at [Generator].
 //
 // An entropy source is used as given: each ULID reads exactly what it needs,
-// 10 bytes for the first ULID of a millisecond (its 80 entropy bits, the top
-// bit cleared) and 8 bytes for each next one (its low 64 bits), and nothing is
-// ever mixed in or read ahead, so a deterministic source makes deterministic
-// ULIDs. The source must never fail: New and Fill cannot return an error, so
+// and nothing is ever mixed in or read ahead, so a deterministic source makes
+// deterministic ULIDs. The first ULID of a millisecond reads 10 bytes,
+// which become its bytes 6 to 15 (the entropy after the timestamp) before the
+// sequence's top bit is cleared and, in LayoutV7, the version and variant
+// bits are set. Each next ULID reads its fresh random bits: 8 bytes, its
+// bytes 8 to 15, in LayoutULID; 6 bytes, its bytes 10 to 15, in LayoutV7.
+// The source must never fail: New and Fill cannot return an error, so
 // if a read fails or comes up short (a [bytes.Reader] that has run dry, for
 // example) they panic with an error that wraps the reader's error, rather than
 // carry on with other entropy. An endless source such as [rand.ChaCha8] with a
@@ -113,6 +180,34 @@ func New() ULID { return defaultGenerator.New() }
 // generator, reading the clock once.
 func Fill(dst []ULID) { defaultGenerator.Fill(dst) }
 
+// SetDefaultLayout sets the layout of the ULIDs that [New] and [Fill] make
+// from now on; it is [LayoutV7] until changed. It is safe to call
+// concurrently with New and Fill, whose ULIDs keep increasing across the
+// change (see [Generator]). It panics if l is not a Layout of this package.
+func SetDefaultLayout(l Layout) { defaultGenerator.SetLayout(l) }
+
+// DefaultLayout returns the layout of the ULIDs that [New] and [Fill] make.
+func DefaultLayout() Layout { return defaultGenerator.Layout() }
+
+// SetLayout sets the layout of the ULIDs g makes from now on. The ULIDs keep
+// increasing across the change (see [Generator]). It panics if l is not a
+// Layout of this package.
+func (g *Generator) SetLayout(l Layout) {
+	if l != LayoutV7 && l != LayoutULID {
+		panic(fmt.Sprintf("ulidtype: SetLayout(%d): not a Layout", l))
+	}
+	g.mu.Lock()
+	g.layout = l
+	g.mu.Unlock()
+}
+
+// Layout returns the layout of the ULIDs g makes.
+func (g *Generator) Layout() Layout {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.layout
+}
+
 // New returns the next ULID: larger than every earlier one from g.
 func (g *Generator) New() ULID {
 	ms := g.now()
@@ -121,7 +216,9 @@ func (g *Generator) New() ULID {
 	if g.entropy == nil {
 		g.spend(ms)
 	}
-	return g.id(g.reserve(ms, 1))
+	l, ts, seq := g.first(ms)
+	g.lastL, g.lastMs, g.lastSeq, g.made = l, ts, seq, true
+	return g.id(l, ts, seq)
 }
 
 // Fill fills dst with strictly increasing ULIDs, reading the clock once.
@@ -135,16 +232,50 @@ func (g *Generator) Fill(dst []ULID) {
 	if g.entropy == nil {
 		g.spend(ms)
 	}
-	hi := g.reserve(ms, uint64(len(dst)))
+	l, ts, seq := g.first(ms)
+	g.lastL = l
+	maxSeq := l.seqMask()
 	for i := range dst {
-		if i > 0 && g.entropy == nil {
-			g.spend(ms)
+		if i > 0 {
+			if g.entropy == nil {
+				g.spend(ms)
+			}
+			switch {
+			case seq < maxSeq:
+				seq++
+			case ts < maxTimestamp:
+				ts, seq = ts+1, 0 // carry
+			}
 		}
-		dst[i] = g.id(hi)
-		if hi != ^uint64(0) {
-			hi++
-		}
+		g.lastMs, g.lastSeq = ts, seq // before the entropy can panic
+		dst[i] = g.id(l, ts, seq)
 	}
+}
+
+// first returns the layout, timestamp and sequence number of the next ULID
+// for clock millisecond ms, drawing a random start for a new millisecond.
+// The caller holds g.mu and records what it makes.
+func (g *Generator) first(ms uint64) (l Layout, ts, seq uint64) {
+	l = g.layout
+	if !g.made {
+		// As if after the ULID of sequence 0 at the epoch: a generator at
+		// the epoch with zero entropy must not make the nil ID.
+		g.lastL, g.made = l, true
+	}
+	switch {
+	case ms > g.lastMs:
+		return l, ms, g.start(l)
+	case l != g.lastL && g.lastMs < maxTimestamp:
+		// The layouts do not interleave in order within a millisecond.
+		return l, g.lastMs + 1, g.start(l)
+	case l != g.lastL:
+		return g.lastL, maxTimestamp, g.lastL.seqMask() // saturated, as before
+	case g.lastSeq < l.seqMask():
+		return l, g.lastMs, g.lastSeq + 1
+	case g.lastMs < maxTimestamp:
+		return l, g.lastMs + 1, 0 // carry
+	}
+	return l, maxTimestamp, l.seqMask() // saturated in the year 10889
 }
 
 // spend accounts for one ULID made from the default entropy at clock
@@ -166,34 +297,41 @@ func (g *Generator) reseed(ms uint64) {
 	g.reseedAt = ms + reseedAfterMs
 }
 
-// reserve claims n consecutive top words for time ms and returns the first.
-// The caller holds g.mu.
-func (g *Generator) reserve(ms, n uint64) uint64 {
-	old := g.last
-	if old == ^uint64(0) {
-		return old // saturated in the year 10889
+// start returns a random sequence number for the first ULID of a
+// millisecond in layout l, with the top bit 0 so that at least half the
+// sequence is left. The caller holds g.mu.
+func (g *Generator) start(l Layout) uint64 {
+	if g.entropy == nil {
+		return g.chacha.Uint64() & (l.seqMask() >> 1)
 	}
-	first := old + 1
-	if ms > old>>16 {
-		// A new millisecond: a random start in the lower half of the
-		// sequence leaves room for at least 32,768 more.
-		first = ms<<16 | g.random16()&0x7FFF
+	if l == LayoutULID {
+		g.read(2) // bytes 6 and 7
+		return uint64(binary.BigEndian.Uint16(g.buf[:])) & 0x7FFF
 	}
-	g.last = first + n - 1
-	if g.last < first {
-		g.last = ^uint64(0) // Fill saturates at the maximum
-	}
-	return first
+	g.read(4) // bytes 6 to 9, where 4 bits are version and 2 variant
+	b := g.buf
+	return uint64(b[0]&0x07)<<22 | uint64(b[1])<<14 | uint64(b[2]&0x3F)<<8 | uint64(b[3])
 }
 
-// id completes the top word hi with 64 random bits; the last top word of
-// all, where the generator saturates, gets the largest ULID, so saturated
-// IDs repeat instead of going back. The caller holds g.mu.
-func (g *Generator) id(hi uint64) ULID {
-	if hi == ^uint64(0) {
-		return fromHalves(hi, ^uint64(0))
+// id returns the ULID of layout l with timestamp ts and sequence number seq,
+// completed with fresh random bits. The largest sequence number of the last
+// millisecond of all, where the generator saturates, gets the largest ULID
+// of the layout, so saturated IDs repeat instead of going back. The caller
+// holds g.mu.
+func (g *Generator) id(l Layout, ts, seq uint64) ULID {
+	saturated := ts == maxTimestamp && seq == l.seqMask()
+	if l == LayoutULID {
+		lo := ^uint64(0)
+		if !saturated {
+			lo = g.random64()
+		}
+		return fromHalves(ts<<16|seq, lo)
 	}
-	return fromHalves(hi, g.random64())
+	r := v7Random
+	if !saturated {
+		r = g.random48()
+	}
+	return fromHalves(ts<<16|v7Version|seq>>v7SeqLow, v7Variant|(seq&(1<<v7SeqLow-1))<<48|r)
 }
 
 // now returns the clock as milliseconds clamped to the ULID range.
@@ -213,13 +351,13 @@ func (g *Generator) random64() uint64 {
 	return binary.BigEndian.Uint64(g.buf[:])
 }
 
-// random16 returns 16 random bits. The caller holds g.mu.
-func (g *Generator) random16() uint64 {
+// random48 returns 48 random bits. The caller holds g.mu.
+func (g *Generator) random48() uint64 {
 	if g.entropy == nil {
-		return g.chacha.Uint64() & 0xFFFF
+		return g.chacha.Uint64() & v7Random
 	}
-	g.read(2)
-	return uint64(binary.BigEndian.Uint16(g.buf[:]))
+	g.read(6)
+	return uint64(binary.BigEndian.Uint16(g.buf[:]))<<32 | uint64(binary.BigEndian.Uint32(g.buf[2:]))
 }
 
 // read fills the first n bytes of g.buf from the injected entropy, or panics.

@@ -17,10 +17,18 @@ import (
 
 func asInt(u ULID) *big.Int { return new(big.Int).SetBytes(u[:]) }
 
+// newULIDGen returns a Generator in LayoutULID: the tests of that layout's
+// exact bits use it.
+func newULIDGen(clock func() time.Time, entropy io.Reader) *Generator {
+	g := NewGenerator(clock, entropy)
+	g.SetLayout(LayoutULID)
+	return g
+}
+
 func TestGeneratorSameMillisecond(t *testing.T) {
 	start := time.UnixMilli(1700000000123)
 	clk := testclock.New(start)
-	g := NewGenerator(clk.Now, nil)
+	g := newULIDGen(clk.Now, nil)
 	prev := g.New()
 	if prev.Timestamp() != 1700000000123 {
 		t.Fatalf("timestamp %d", prev.Timestamp())
@@ -87,7 +95,7 @@ func TestGeneratorEntropyOverflowCarries(t *testing.T) {
 	// Entropy of all ones: the first ULID of millisecond 42 has sequence
 	// 0x7FFF, the last start the generator ever picks.
 	clk := testclock.New(time.UnixMilli(42))
-	g := NewGenerator(clk.Now, testclock.ConstReader(0xFF))
+	g := newULIDGen(clk.Now, testclock.ConstReader(0xFF))
 	a := g.New()
 	if want := MustParse("000000001AFZZZZZZZZZZZZZZZ"); a != want {
 		t.Fatalf("first = %s, want %s", a, want)
@@ -119,8 +127,8 @@ func TestGeneratorEntropyOverflowCarries(t *testing.T) {
 	}
 	// With random entropy, from near 2^80 a run in one millisecond stays
 	// strictly increasing and moves the time forward only by carries.
-	g = NewGenerator(clk.Now, nil)
-	g.last = 42<<16 | 0xFFF0
+	g = newULIDGen(clk.Now, nil)
+	g.made, g.lastL, g.lastMs, g.lastSeq = true, LayoutULID, 42, 0xFFF0
 	prev := fromHalves(42<<16|0xFFF0, ^uint64(0))
 	for range 1 << 10 {
 		u := g.New()
@@ -147,7 +155,7 @@ func TestGeneratorClamps(t *testing.T) {
 		t.Fatalf("before the epoch: timestamp %d, want 0", u.Timestamp())
 	}
 	clk.Set(time.UnixMilli(1 << 50))
-	g = NewGenerator(clk.Now, testclock.ConstReader(0xFF))
+	g = newULIDGen(clk.Now, testclock.ConstReader(0xFF))
 	if u := g.New(); u != MustParse("7ZZZZZZZZZFZZZZZZZZZZZZZZZ") {
 		t.Fatalf("past year 10889: %s", u)
 	}
@@ -167,7 +175,7 @@ func TestGeneratorClamps(t *testing.T) {
 func TestGeneratorEntropy(t *testing.T) {
 	clk := testclock.New(time.UnixMilli(1700000000000))
 	// Injected entropy is used as given.
-	u := NewGenerator(clk.Now, testclock.ConstReader(0xAB)).New()
+	u := newULIDGen(clk.Now, testclock.ConstReader(0xAB)).New()
 	if !bytes.Equal(u[6:], append([]byte{0x2B}, bytes.Repeat([]byte{0xAB}, 9)...)) {
 		t.Fatalf("injected entropy not used: %x", u[:])
 	}
@@ -188,7 +196,7 @@ func TestGeneratorEntropyExact(t *testing.T) {
 	}
 	r := bytes.NewReader(src)
 	clk := testclock.New(time.UnixMilli(0x0102030405))
-	g := NewGenerator(clk.Now, r)
+	g := newULIDGen(clk.Now, r)
 	want := []string{
 		"00010203040570f1f2f3f4f5f6f7f8f9", // first of the millisecond: 10 bytes, top bit cleared
 		"00010203040570f2fafbfcfdfeff0001", // next: top 16 bits + 1, then 8 bytes
@@ -242,7 +250,7 @@ func TestGeneratorEntropyFails(t *testing.T) {
 	mustPanic("New again", testclock.ErrEntropy, func() { g.New() })
 
 	// 16 bytes are one ULID and not quite a second one.
-	g = NewGenerator(clk.Now, bytes.NewReader(make([]byte, 16)))
+	g = newULIDGen(clk.Now, bytes.NewReader(make([]byte, 16)))
 	g.New()
 	mustPanic("dry reader", io.ErrUnexpectedEOF, func() { g.New() })
 	g = NewGenerator(clk.Now, bytes.NewReader(nil))
@@ -255,7 +263,8 @@ func cloneOf(t *testing.T, g *Generator) *Generator {
 	t.Helper()
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	c := &Generator{clock: g.clock, entropy: g.entropy, last: g.last, left: g.left, reseedAt: g.reseedAt, buf: g.buf}
+	c := &Generator{clock: g.clock, entropy: g.entropy, layout: g.layout, made: g.made, lastL: g.lastL,
+		lastMs: g.lastMs, lastSeq: g.lastSeq, left: g.left, reseedAt: g.reseedAt, buf: g.buf}
 	state, err := g.chacha.MarshalBinary()
 	if err != nil {
 		t.Fatal(err)
@@ -321,12 +330,15 @@ func TestGeneratorCloneDiverges(t *testing.T) {
 }
 
 func TestGeneratorAllocs(t *testing.T) {
-	g := NewGenerator(nil, nil)
+	g, p := NewGenerator(nil, nil), newULIDGen(nil, nil)
 	ids := make([]ULID, 100)
 	for name, f := range map[string]func(){
-		"New":           func() { sinkULID = New() },
-		"Generator.New": func() { sinkULID = g.New() },
-		"Fill":          func() { Fill(ids) },
+		"New":                       func() { sinkULID = New() },
+		"Generator.New":             func() { sinkULID = g.New() },
+		"Generator.New LayoutULID":  func() { sinkULID = p.New() },
+		"Fill":                      func() { Fill(ids) },
+		"Generator.Fill LayoutULID": func() { p.Fill(ids) },
+		"SetLayout":                 func() { g.SetLayout(g.Layout() ^ 1) },
 	} {
 		// 3,000 runs cross reseeds of the entropy.
 		if n := testing.AllocsPerRun(3000, f); n != 0 {
@@ -459,9 +471,9 @@ func TestGeneratorAtEpoch(t *testing.T) {
 // Saturated with random entropy, the generator repeats the largest ULID
 // instead of going back.
 func TestGeneratorSaturatesWithRandomEntropy(t *testing.T) {
-	g := NewGenerator(func() time.Time { return time.UnixMilli(1 << 50) }, nil)
+	g := newULIDGen(func() time.Time { return time.UnixMilli(1 << 50) }, nil)
 	g.New()
-	g.last = ^uint64(0) - 2
+	g.lastMs, g.lastSeq = maxTimestamp, 0xFFFD
 	top := MustParse("7ZZZZZZZZZZZZZZZZZZZZZZZZZ")
 	var prev ULID
 	for i := range 100 {

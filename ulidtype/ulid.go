@@ -3,7 +3,10 @@
 // base32.
 //
 // A ULID is 48 bits of Unix time in milliseconds followed by 80 bits of
-// entropy, both big-endian. Byte order is therefore time order, in Go
+// entropy, both big-endian. By default ([LayoutV7]) six of the entropy bits
+// are the version and variant of an RFC 9562 UUIDv7, so the ULIDs that [New]
+// makes are also UUIDv7 values, as PostgreSQL 18's uuidv7() makes them; see
+// [Layout]. Byte order is therefore time order, in Go
 // ([ULID.Compare], ==) and in PostgreSQL, where uuid values compare with
 // memcmp: a range scan on a uuid primary key answers "rows created between t1
 // and t2" without a created_at column (see [Range]).
@@ -19,7 +22,8 @@ import (
 )
 
 // ULID is a Universally Unique Lexicographically Sortable Identifier: a
-// big-endian 48-bit Unix millisecond timestamp followed by 80 bits of entropy.
+// big-endian 48-bit Unix millisecond timestamp followed by 80 bits of entropy
+// (in [LayoutV7], 74 random bits and a UUIDv7's version and variant).
 //
 // The zero value is the nil ID (all zero bits, the nil UUID). ULID is a
 // comparable value type: == tells equality and [ULID.Compare] tells order,
@@ -73,6 +77,15 @@ func (u ULID) Timestamp() uint64 {
 func (u ULID) Time() time.Time {
 	return time.UnixMilli(int64(u.Timestamp())).UTC()
 }
+
+// IsV7 reports whether u is also a valid RFC 9562 UUIDv7: version 7 (the top
+// 4 bits of byte 6) and variant 10 (the top 2 bits of byte 8). It is true for
+// every ULID made in [LayoutV7] and every value of PostgreSQL 18's uuidv7(),
+// and by chance for some of [LayoutULID]: about 1 in 32 of those New makes
+// (their version bits are the top of the sequence, which starts with its top
+// bit 0) and 1 in 64 random ones. [ULID.Time] reads the same 48 bits either
+// way.
+func (u ULID) IsV7() bool { return u[6]>>4 == 7 && u[8]>>6 == 0b10 }
 
 // halves returns u as two big-endian 64-bit words.
 func (u ULID) halves() (hi, lo uint64) {
