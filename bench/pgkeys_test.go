@@ -82,29 +82,8 @@ var pgKinds = []pgKind{
 		},
 		bound: uuidV7Bound,
 	},
-	{
-		name: "pgid-ulid", colType: "uuid",
-		keys: func(n int) []any {
-			ids := make([]ulidtype.ULID, n)
-			for i := 0; i < n; i += 1000 {
-				ulidtype.Fill(ids[i:min(i+1000, n)])
-			}
-			return boxAll(ids)
-		},
-		keysAt: func(ts []time.Time) []any {
-			var now time.Time
-			g := ulidtype.NewGenerator(func() time.Time { return now }, nil)
-			keys := make([]any, len(ts))
-			for i, t := range ts {
-				now = t
-				keys[i] = g.New()
-			}
-			return keys
-		},
-		bound: func(t time.Time) any { return ulidtype.MinAt(t) },
-	},
-	// TODO(issue 10): "pgid-ulid-v7", the ULID generator's UUIDv7 layout,
-	// once main has that setting; one entry like pgid-ulid's.
+	ulidKind("pgid-ulid", ulidtype.LayoutULID),
+	ulidKind("pgid-ulid-v7", ulidtype.LayoutV7),
 	{
 		name: "pgid-objectid", colType: "bytea",
 		keys: func(n int) []any {
@@ -151,6 +130,36 @@ var pgKinds = []pgKind{
 			return id[:]
 		},
 	},
+}
+
+// ulidKind is pgid's ULID in layout l: from a Generator of its own in that
+// layout, in batches of up to 1,000 (Fill), and with a clock stepping
+// along created_at for the window table.
+func ulidKind(name string, l ulidtype.Layout) pgKind {
+	g := ulidtype.NewGenerator(nil, nil)
+	g.SetLayout(l)
+	return pgKind{
+		name: name, colType: "uuid",
+		keys: func(n int) []any {
+			ids := make([]ulidtype.ULID, n)
+			for i := 0; i < n; i += 1000 {
+				g.Fill(ids[i:min(i+1000, n)])
+			}
+			return boxAll(ids)
+		},
+		keysAt: func(ts []time.Time) []any {
+			var now time.Time
+			g := ulidtype.NewGenerator(func() time.Time { return now }, nil)
+			g.SetLayout(l)
+			keys := make([]any, len(ts))
+			for i, t := range ts {
+				now = t
+				keys[i] = g.New()
+			}
+			return keys
+		},
+		bound: func(t time.Time) any { return ulidtype.MinAt(t) },
+	}
 }
 
 // putMilli writes t's Unix milliseconds into the first 6 bytes of a UUIDv7.

@@ -12,8 +12,8 @@ var kindInfo = []struct{ name, col, how string }{
 	{"gen_random_uuid", "`uuid`", "`DEFAULT gen_random_uuid()` (UUIDv4), in the server"},
 	{"uuidv7-pg18", "`uuid`", "`DEFAULT uuidv7()` (PostgreSQL 18), in the server"},
 	{"google-uuidv7", "`uuid`", "google/uuid `NewV7()`, in the client"},
-	{"pgid-ulid", "`uuid`", "`ulidtype.Fill` (load) / `ulidtype.Fill` per 100-row statement, in the client"},
-	{"pgid-ulid-v7", "`uuid`", "pgid ULID in the UUIDv7 layout, in the client"},
+	{"pgid-ulid", "`uuid`", "pgid ULID, `ulidtype.LayoutULID` (80 bits after the time), `Generator.Fill`, in the client"},
+	{"pgid-ulid-v7", "`uuid`", "pgid ULID, `ulidtype.LayoutV7` (also a UUIDv7; the default), `Generator.Fill`, in the client"},
 	{"pgid-objectid", "`bytea`", "`objectidtype.Fill`, 12 bytes, in the client"},
 	{"bson-objectid", "`bytea`", "mongo-driver v2 `bson.NewObjectID()`, 12 bytes, in the client"},
 }
@@ -274,7 +274,8 @@ func dbLoadSection(b *strings.Builder, res *results) {
 	w("`ulid-mono-255perms` is a ULID generator whose clock advances 1 ms every 255 rows;\n")
 	w("`ulid-rand-in-ms-255perms` has the same timestamps followed by 80 random bits, so it is ordered\n")
 	w("across milliseconds and random within one. `uuidv4` and `uuidv7` are google/uuid's, made in the\n")
-	w("client; `ulid`, `objectid` are pgid's; `bson-objectid` is mongo-driver's.\n\n")
+	w("client; `ulid` is `ulidtype.Fill` (the package default, the UUIDv7 layout) and `objectid` pgid's ObjectId;\n")
+	w("`bson-objectid` is mongo-driver's.\n\n")
 	w("| kind | CopyFrom s | rows/s | keys generated ms | index MiB | leaf fill %% | leaf pages | table MiB |\n")
 	w("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n")
 	for _, k := range res.children("BenchmarkDBLoad") {
