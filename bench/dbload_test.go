@@ -147,6 +147,7 @@ func BenchmarkDBLoad(b *testing.B) {
 		rows = n
 	}
 	conn := dbLoadDatabase(b)
+	fmt.Printf("pgid-bench: DBLoad rows %d\n", rows)
 	for _, kind := range dbLoadKinds {
 		b.Run(kind.name, func(b *testing.B) { dbLoad(b, conn, kind, rows) })
 	}
@@ -273,6 +274,9 @@ func dbLoadDatabase(b *testing.B) *pgx.Conn {
 	var version string
 	if err := conn.QueryRow(ctx, "SELECT version()").Scan(&version); err == nil {
 		b.Logf("server: %s; database %s", version, name)
+		// Printed as well, for the report (bench/report): a benchmark's
+		// log shows only when it fails or with -v.
+		fmt.Println("pgid-bench: server", version)
 	}
 	return conn
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/pgid/pgid/objectidtype"
+	"github.com/rs/xid"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
@@ -17,6 +18,7 @@ var (
 	oidSinkBytes []byte
 	oidSinkInt   uint64
 	oidFloorCtr  atomic.Uint64
+	oidSinkXID   xid.ID
 )
 
 // BenchmarkObjectIDNew compares generation. The floor is one time.Now plus one
@@ -38,6 +40,12 @@ func BenchmarkObjectIDNew(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
 			oidSinkBSON = bson.NewObjectID()
+		}
+	})
+	b.Run("xid.New", func(b *testing.B) { // 12 bytes: seconds, machine, pid, counter
+		b.ReportAllocs()
+		for b.Loop() {
+			oidSinkXID = xid.New()
 		}
 	})
 	b.Run("pgid-Fill1000", func(b *testing.B) {
@@ -85,6 +93,13 @@ func BenchmarkObjectIDString(b *testing.B) {
 			oidSinkStr = m.Hex()
 		}
 	})
+	x := xid.ID(p)
+	b.Run("xid.String", func(b *testing.B) { // 20 characters, base32hex
+		b.ReportAllocs()
+		for b.Loop() {
+			oidSinkStr = x.String()
+		}
+	})
 	b.Run("pgid-Short", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
@@ -101,6 +116,14 @@ func BenchmarkObjectIDAppendText(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
 			buf, _ = p.AppendText(buf[:0])
+		}
+	})
+	x := xid.ID(p)
+	b.Run("xid.Encode", func(b *testing.B) {
+		b.ReportAllocs()
+		xb := make([]byte, 20)
+		for b.Loop() {
+			oidSinkBytes = x.Encode(xb)
 		}
 	})
 	b.Run("bson.MarshalText", func(b *testing.B) { // bson has no Append form
@@ -137,6 +160,13 @@ func BenchmarkObjectIDParse(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
 			oidSinkBSON, _ = bson.ObjectIDFromHex(h)
+		}
+	})
+	xs := xid.ID(p).String()
+	b.Run("xid.FromString", func(b *testing.B) { // 20 characters, base32hex
+		b.ReportAllocs()
+		for b.Loop() {
+			oidSinkXID, _ = xid.FromString(xs)
 		}
 	})
 	b.Run("pgid-short", func(b *testing.B) {

@@ -6,10 +6,12 @@ import (
 	"testing"
 	"time"
 
+	gofrs "github.com/gofrs/uuid/v5"
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgtype"
 	oklog "github.com/oklog/ulid/v2"
 	"github.com/pgid/pgid/ulidtype"
+	"github.com/segmentio/ksuid"
 )
 
 var (
@@ -19,6 +21,8 @@ var (
 	sinkStr   string
 	sinkBytes []byte
 	sinkInt   int64
+	sinkGofrs gofrs.UUID
+	sinkKSUID ksuid.KSUID
 )
 
 // BenchmarkULIDNew compares generation. The floors are one time.Now plus the
@@ -67,6 +71,18 @@ func BenchmarkULIDNew(b *testing.B) {
 			sinkUUID, _ = uuid.NewV7()
 		}
 	})
+	b.Run("gofrs.NewV7", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			sinkGofrs, _ = gofrs.NewV7()
+		}
+	})
+	b.Run("ksuid.New", func(b *testing.B) { // 20 bytes: seconds, 128 random bits
+		b.ReportAllocs()
+		for b.Loop() {
+			sinkKSUID = ksuid.New()
+		}
+	})
 }
 
 func BenchmarkULIDString(b *testing.B) {
@@ -97,6 +113,19 @@ func BenchmarkULIDString(b *testing.B) {
 			sinkStr = g.String()
 		}
 	})
+	gf, k := gofrs.UUID(p), ksuid.New()
+	b.Run("gofrs.String", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			sinkStr = gf.String()
+		}
+	})
+	b.Run("ksuid.String", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			sinkStr = k.String()
+		}
+	})
 }
 
 func BenchmarkULIDAppendText(b *testing.B) {
@@ -114,6 +143,13 @@ func BenchmarkULIDAppendText(b *testing.B) {
 		buf = buf[:26]
 		for b.Loop() {
 			_ = o.MarshalTextTo(buf)
+		}
+	})
+	k := ksuid.New()
+	b.Run("ksuid.Append", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			buf = k.Append(buf[:0])
 		}
 	})
 	sinkBytes = buf
@@ -150,6 +186,19 @@ func BenchmarkULIDParse(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
 			sinkUUID, _ = uuid.Parse(us)
+		}
+	})
+	b.Run("gofrs.FromString", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			sinkGofrs, _ = gofrs.FromString(us)
+		}
+	})
+	ks := ksuid.New().String()
+	b.Run("ksuid.Parse", func(b *testing.B) { // 27 characters, base62
+		b.ReportAllocs()
+		for b.Loop() {
+			sinkKSUID, _ = ksuid.Parse(ks)
 		}
 	})
 }

@@ -2,8 +2,9 @@ package objectidtype
 
 import (
 	"encoding/base64"
-	"encoding/hex"
+	"encoding/binary"
 	"errors"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -164,7 +165,7 @@ func charError(s string, want string, valid func(i int, c byte) bool) error {
 // String returns the canonical form: 24 lower-case hex digits.
 func (o ObjectID) String() string {
 	var b [hexLen]byte
-	hex.Encode(b[:], o[:])
+	encodeHex(binary.BigEndian.Uint64(o[:8]), binary.BigEndian.Uint32(o[8:]), &b)
 	return string(b[:])
 }
 
@@ -190,7 +191,11 @@ func (o ObjectID) Short() string {
 // AppendText implements the [encoding.TextAppender] interface: it appends the
 // 24 lower-case hex digits of o to b.
 func (o ObjectID) AppendText(b []byte) ([]byte, error) {
-	return hex.AppendEncode(b, o[:]), nil
+	b = slices.Grow(b, hexLen)
+	n := len(b)
+	b = b[:n+hexLen]
+	encodeHex(binary.BigEndian.Uint64(o[:8]), binary.BigEndian.Uint32(o[8:]), (*[hexLen]byte)(b[n:]))
+	return b, nil
 }
 
 // MarshalText implements the [encoding.TextMarshaler] interface.
@@ -227,7 +232,7 @@ func (o *ObjectID) UnmarshalBinary(data []byte) error {
 func (o ObjectID) MarshalJSON() ([]byte, error) {
 	b := make([]byte, hexLen+2)
 	b[0], b[hexLen+1] = '"', '"'
-	hex.Encode(b[1:hexLen+1], o[:])
+	encodeHex(binary.BigEndian.Uint64(o[:8]), binary.BigEndian.Uint32(o[8:]), (*[hexLen]byte)(b[1:]))
 	return b, nil
 }
 
@@ -293,3 +298,34 @@ func (s ShortID) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON implements the [encoding/json.Unmarshaler] interface, as
 // [ObjectID.UnmarshalJSON] does.
 func (s *ShortID) UnmarshalJSON(data []byte) error { return (*ObjectID)(s).UnmarshalJSON(data) }
+
+// encodeHex writes the 24 hex digits of the ObjectID whose first 8 bytes
+// are hi and last 4 lo, big-endian, one nibble at a time: no loop and no
+// call, unlike encoding/hex.
+func encodeHex(hi uint64, lo uint32, b *[hexLen]byte) {
+	const digits = "0123456789abcdef"
+	b[0] = digits[hi>>60]
+	b[1] = digits[hi>>56&15]
+	b[2] = digits[hi>>52&15]
+	b[3] = digits[hi>>48&15]
+	b[4] = digits[hi>>44&15]
+	b[5] = digits[hi>>40&15]
+	b[6] = digits[hi>>36&15]
+	b[7] = digits[hi>>32&15]
+	b[8] = digits[hi>>28&15]
+	b[9] = digits[hi>>24&15]
+	b[10] = digits[hi>>20&15]
+	b[11] = digits[hi>>16&15]
+	b[12] = digits[hi>>12&15]
+	b[13] = digits[hi>>8&15]
+	b[14] = digits[hi>>4&15]
+	b[15] = digits[hi&15]
+	b[16] = digits[lo>>28]
+	b[17] = digits[lo>>24&15]
+	b[18] = digits[lo>>20&15]
+	b[19] = digits[lo>>16&15]
+	b[20] = digits[lo>>12&15]
+	b[21] = digits[lo>>8&15]
+	b[22] = digits[lo>>4&15]
+	b[23] = digits[lo&15]
+}

@@ -1,7 +1,7 @@
 package ulidtype
 
 import (
-	"encoding/hex"
+	"encoding/binary"
 	"errors"
 	"slices"
 	"strconv"
@@ -93,8 +93,15 @@ func Parse(s string) (u ULID, err error) {
 // into its callers without the generic call: inlined into another package,
 // that call would move the result to the heap.
 //
+// The canonical form goes straight to parseBase32, one call fewer.
+//
 //go:noinline
-func parseString(s string, u *ULID) error { return parse(s, u) }
+func parseString(s string, u *ULID) error {
+	if len(s) == base32Len {
+		return parseBase32(s, u)
+	}
+	return parse(s, u)
+}
 
 // MustParse is like [Parse] but panics on error. It is meant for constants in
 // tests and initializers.
@@ -154,56 +161,101 @@ var (
 	uuidPairs = [16]int{0, 2, 4, 6, 9, 11, 14, 16, 19, 21, 24, 26, 28, 30, 32, 34}
 )
 
-// parseBase32 decodes 26 characters of Crockford base32, unrolled. The 130
-// bits have the top 2 zero: the first character carries 3 bits, then each 8
-// characters make 5 bytes.
+// parseBase32 decodes 26 characters of Crockford base32, unrolled and
+// without a branch per character. The 130 bits have the top 2 zero: character
+// i holds bits 125-5i to 129-5i of the value, so characters 0 to 12 and the
+// top bit of character 13 make the first 8 bytes, the rest of 13 and 14 to 25
+// the last 8. Every table value is ORed into bad: an invalid character (0xFF)
+// sets bits above 31, as does a first character above '7' (value 8 to 31)
+// shifted left by 2, so one test at the end rejects both. *u is written only
+// on success, with two 64-bit stores.
 func parseBase32[T string | []byte](s T, u *ULID) error {
 	_ = s[25]
 	d := &decodeBase32
-	if d[s[0]] == 0xFF ||
-		d[s[1]] == 0xFF ||
-		d[s[2]] == 0xFF ||
-		d[s[3]] == 0xFF ||
-		d[s[4]] == 0xFF ||
-		d[s[5]] == 0xFF ||
-		d[s[6]] == 0xFF ||
-		d[s[7]] == 0xFF ||
-		d[s[8]] == 0xFF ||
-		d[s[9]] == 0xFF ||
-		d[s[10]] == 0xFF ||
-		d[s[11]] == 0xFF ||
-		d[s[12]] == 0xFF ||
-		d[s[13]] == 0xFF ||
-		d[s[14]] == 0xFF ||
-		d[s[15]] == 0xFF ||
-		d[s[16]] == 0xFF ||
-		d[s[17]] == 0xFF ||
-		d[s[18]] == 0xFF ||
-		d[s[19]] == 0xFF ||
-		d[s[20]] == 0xFF ||
-		d[s[21]] == 0xFF ||
-		d[s[22]] == 0xFF ||
-		d[s[23]] == 0xFF ||
-		d[s[24]] == 0xFF ||
-		d[s[25]] == 0xFF || d[s[0]] > 7 {
+	c := d[s[0]]
+	bad := c | c<<2
+	hi := uint64(c) << 61
+	c = d[s[1]]
+	bad |= c
+	hi |= uint64(c) << 56
+	c = d[s[2]]
+	bad |= c
+	hi |= uint64(c) << 51
+	c = d[s[3]]
+	bad |= c
+	hi |= uint64(c) << 46
+	c = d[s[4]]
+	bad |= c
+	hi |= uint64(c) << 41
+	c = d[s[5]]
+	bad |= c
+	hi |= uint64(c) << 36
+	c = d[s[6]]
+	bad |= c
+	hi |= uint64(c) << 31
+	c = d[s[7]]
+	bad |= c
+	hi |= uint64(c) << 26
+	c = d[s[8]]
+	bad |= c
+	hi |= uint64(c) << 21
+	c = d[s[9]]
+	bad |= c
+	hi |= uint64(c) << 16
+	c = d[s[10]]
+	bad |= c
+	hi |= uint64(c) << 11
+	c = d[s[11]]
+	bad |= c
+	hi |= uint64(c) << 6
+	c = d[s[12]]
+	bad |= c
+	hi |= uint64(c) << 1
+	c = d[s[13]]
+	bad |= c
+	hi |= uint64(c) >> 4
+	lo := uint64(c) << 60
+	c = d[s[14]]
+	bad |= c
+	lo |= uint64(c) << 55
+	c = d[s[15]]
+	bad |= c
+	lo |= uint64(c) << 50
+	c = d[s[16]]
+	bad |= c
+	lo |= uint64(c) << 45
+	c = d[s[17]]
+	bad |= c
+	lo |= uint64(c) << 40
+	c = d[s[18]]
+	bad |= c
+	lo |= uint64(c) << 35
+	c = d[s[19]]
+	bad |= c
+	lo |= uint64(c) << 30
+	c = d[s[20]]
+	bad |= c
+	lo |= uint64(c) << 25
+	c = d[s[21]]
+	bad |= c
+	lo |= uint64(c) << 20
+	c = d[s[22]]
+	bad |= c
+	lo |= uint64(c) << 15
+	c = d[s[23]]
+	bad |= c
+	lo |= uint64(c) << 10
+	c = d[s[24]]
+	bad |= c
+	lo |= uint64(c) << 5
+	c = d[s[25]]
+	bad |= c
+	lo |= uint64(c)
+	if bad > 31 {
 		return base32Error(string(s))
 	}
-	u[0] = d[s[0]]<<5 | d[s[1]]
-	u[1] = d[s[2]]<<3 | d[s[3]]>>2
-	u[2] = d[s[3]]<<6 | d[s[4]]<<1 | d[s[5]]>>4
-	u[3] = d[s[5]]<<4 | d[s[6]]>>1
-	u[4] = d[s[6]]<<7 | d[s[7]]<<2 | d[s[8]]>>3
-	u[5] = d[s[8]]<<5 | d[s[9]]
-	u[6] = d[s[10]]<<3 | d[s[11]]>>2
-	u[7] = d[s[11]]<<6 | d[s[12]]<<1 | d[s[13]]>>4
-	u[8] = d[s[13]]<<4 | d[s[14]]>>1
-	u[9] = d[s[14]]<<7 | d[s[15]]<<2 | d[s[16]]>>3
-	u[10] = d[s[16]]<<5 | d[s[17]]
-	u[11] = d[s[18]]<<3 | d[s[19]]>>2
-	u[12] = d[s[19]]<<6 | d[s[20]]<<1 | d[s[21]]>>4
-	u[13] = d[s[21]]<<4 | d[s[22]]>>1
-	u[14] = d[s[22]]<<7 | d[s[23]]<<2 | d[s[24]]>>3
-	u[15] = d[s[24]]<<5 | d[s[25]]
+	binary.BigEndian.PutUint64(u[:8], hi)
+	binary.BigEndian.PutUint64(u[8:], lo)
 	return nil
 }
 
@@ -262,7 +314,7 @@ func (u ULID) AppendText(b []byte) ([]byte, error) {
 	b = slices.Grow(b, base32Len)
 	n := len(b)
 	b = b[:n+base32Len]
-	encodeBase32(&u, (*[base32Len]byte)(b[n:]))
+	encode26(binary.BigEndian.Uint64(u[:8]), binary.BigEndian.Uint64(u[8:]), (*[base32Len]byte)(b[n:]))
 	return b, nil
 }
 
@@ -320,39 +372,81 @@ func (u *ULID) UnmarshalJSON(data []byte) error {
 	return u.UnmarshalText(s)
 }
 
-// encodeBase32 writes the 26-character form of u into b. The 48-bit
-// timestamp is 2 zero bits and 48 bits: its first byte makes 2 characters
-// (3 + 5 bits), the next 5 bytes 8; each half of the entropy, 5 bytes, makes 8.
+// encodeBase32 writes the 26-character form of u into b: character i is
+// bits 125-5i to 129-5i of the value (the first has only 3), taken from the
+// two big-endian halves with one shift and mask each; character 13 straddles
+// them.
 func encodeBase32(u *ULID, b *[base32Len]byte) {
-	b[0] = crockford[u[0]>>5]
-	b[1] = crockford[u[0]&31]
-	encode5((*[5]byte)(u[1:6]), (*[8]byte)(b[2:10]))
-	encode5((*[5]byte)(u[6:11]), (*[8]byte)(b[10:18]))
-	encode5((*[5]byte)(u[11:16]), (*[8]byte)(b[18:26]))
+	encode26(binary.BigEndian.Uint64(u[:8]), binary.BigEndian.Uint64(u[8:]), b)
 }
 
-// encode5 writes 5 bytes, 40 bits, as 8 characters of 5 bits, most
-// significant first.
-func encode5(v *[5]byte, b *[8]byte) {
-	b[0] = crockford[v[0]>>3]
-	b[1] = crockford[(v[0]&7)<<2|v[1]>>6]
-	b[2] = crockford[v[1]>>1&31]
-	b[3] = crockford[(v[1]&1)<<4|v[2]>>4]
-	b[4] = crockford[(v[2]&15)<<1|v[3]>>7]
-	b[5] = crockford[v[3]>>2&31]
-	b[6] = crockford[(v[3]&3)<<3|v[4]>>5]
-	b[7] = crockford[v[4]&31]
+// encode26 is encodeBase32 of the halves hi and lo.
+func encode26(hi, lo uint64, b *[base32Len]byte) {
+	b[0] = crockford[hi>>61]
+	b[1] = crockford[hi>>56&31]
+	b[2] = crockford[hi>>51&31]
+	b[3] = crockford[hi>>46&31]
+	b[4] = crockford[hi>>41&31]
+	b[5] = crockford[hi>>36&31]
+	b[6] = crockford[hi>>31&31]
+	b[7] = crockford[hi>>26&31]
+	b[8] = crockford[hi>>21&31]
+	b[9] = crockford[hi>>16&31]
+	b[10] = crockford[hi>>11&31]
+	b[11] = crockford[hi>>6&31]
+	b[12] = crockford[hi>>1&31]
+	b[13] = crockford[hi<<4&16|lo>>60]
+	b[14] = crockford[lo>>55&31]
+	b[15] = crockford[lo>>50&31]
+	b[16] = crockford[lo>>45&31]
+	b[17] = crockford[lo>>40&31]
+	b[18] = crockford[lo>>35&31]
+	b[19] = crockford[lo>>30&31]
+	b[20] = crockford[lo>>25&31]
+	b[21] = crockford[lo>>20&31]
+	b[22] = crockford[lo>>15&31]
+	b[23] = crockford[lo>>10&31]
+	b[24] = crockford[lo>>5&31]
+	b[25] = crockford[lo&31]
 }
 
-// encodeUUID writes the 36-character UUID form of u into b.
+// encodeUUID writes the 36-character UUID form of u into b, one nibble of
+// the big-endian halves at a time.
 func (u ULID) encodeUUID(b *[uuidLen]byte) {
-	hex.Encode(b[0:8], u[0:4])
-	b[8] = '-'
-	hex.Encode(b[9:13], u[4:6])
-	b[13] = '-'
-	hex.Encode(b[14:18], u[6:8])
-	b[18] = '-'
-	hex.Encode(b[19:23], u[8:10])
-	b[23] = '-'
-	hex.Encode(b[24:36], u[10:16])
+	const digits = "0123456789abcdef"
+	hi := binary.BigEndian.Uint64(u[:8])
+	lo := binary.BigEndian.Uint64(u[8:])
+	b[0] = digits[hi>>60]
+	b[1] = digits[hi>>56&15]
+	b[2] = digits[hi>>52&15]
+	b[3] = digits[hi>>48&15]
+	b[4] = digits[hi>>44&15]
+	b[5] = digits[hi>>40&15]
+	b[6] = digits[hi>>36&15]
+	b[7] = digits[hi>>32&15]
+	b[9] = digits[hi>>28&15]
+	b[10] = digits[hi>>24&15]
+	b[11] = digits[hi>>20&15]
+	b[12] = digits[hi>>16&15]
+	b[14] = digits[hi>>12&15]
+	b[15] = digits[hi>>8&15]
+	b[16] = digits[hi>>4&15]
+	b[17] = digits[hi&15]
+	b[19] = digits[lo>>60]
+	b[20] = digits[lo>>56&15]
+	b[21] = digits[lo>>52&15]
+	b[22] = digits[lo>>48&15]
+	b[24] = digits[lo>>44&15]
+	b[25] = digits[lo>>40&15]
+	b[26] = digits[lo>>36&15]
+	b[27] = digits[lo>>32&15]
+	b[28] = digits[lo>>28&15]
+	b[29] = digits[lo>>24&15]
+	b[30] = digits[lo>>20&15]
+	b[31] = digits[lo>>16&15]
+	b[32] = digits[lo>>12&15]
+	b[33] = digits[lo>>8&15]
+	b[34] = digits[lo>>4&15]
+	b[35] = digits[lo&15]
+	b[8], b[13], b[18], b[23] = '-', '-', '-', '-'
 }
