@@ -234,18 +234,12 @@ func (g *Generator) Fill(dst []ULID) {
 	}
 	l, ts, seq := g.first(ms)
 	g.lastL = l
-	maxSeq := l.seqMask()
 	for i := range dst {
 		if i > 0 {
 			if g.entropy == nil {
 				g.spend(ms)
 			}
-			switch {
-			case seq < maxSeq:
-				seq++
-			case ts < maxTimestamp:
-				ts, seq = ts+1, 0 // carry
-			}
+			ts, seq = l.after(ts, seq)
 		}
 		g.lastMs, g.lastSeq = ts, seq // before the entropy can panic
 		dst[i] = g.id(l, ts, seq)
@@ -270,12 +264,22 @@ func (g *Generator) first(ms uint64) (l Layout, ts, seq uint64) {
 		return l, g.lastMs + 1, g.start(l)
 	case l != g.lastL:
 		return g.lastL, maxTimestamp, g.lastL.seqMask() // saturated, as before
-	case g.lastSeq < l.seqMask():
-		return l, g.lastMs, g.lastSeq + 1
-	case g.lastMs < maxTimestamp:
-		return l, g.lastMs + 1, 0 // carry
 	}
-	return l, maxTimestamp, l.seqMask() // saturated in the year 10889
+	ts, seq = l.after(g.lastMs, g.lastSeq)
+	return l, ts, seq
+}
+
+// after returns the timestamp and sequence number that follow ts and seq in
+// layout l: the next sequence number, else a carry into the timestamp, else
+// (saturated in the year 10889) ts and seq again.
+func (l Layout) after(ts, seq uint64) (uint64, uint64) {
+	switch {
+	case seq < l.seqMask():
+		return ts, seq + 1
+	case ts < maxTimestamp:
+		return ts + 1, 0 // carry
+	}
+	return ts, seq
 }
 
 // spend accounts for one ULID made from the default entropy at clock
