@@ -160,7 +160,7 @@ func (g *Generator) Fill(dst []ObjectID) {
 func (g *Generator) reserve(now, n uint64) (first, unique uint64) {
 	for {
 		last := g.state.Load()
-		if now > last>>24&(1<<32-1) || last == 0 {
+		if now > seconds(last) || last == 0 {
 			return g.advance(now, n)
 		}
 		first, next := claim(last, n)
@@ -177,6 +177,9 @@ func (g *Generator) reserve(now, n uint64) (first, unique uint64) {
 	}
 }
 
+// seconds returns the seconds of state (without its parity bit).
+func seconds(state uint64) uint64 { return state >> 24 & (1<<32 - 1) }
+
 // claim returns the first of n values after state last and the state that
 // claims them, which saturates at maxState.
 func claim(last, n uint64) (first, next uint64) {
@@ -192,7 +195,7 @@ func (g *Generator) advance(now, n uint64) (first, unique uint64) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	last := g.state.Load()
-	if last != 0 && now <= last>>24&(1<<32-1) {
+	if last != 0 && now <= seconds(last) {
 		return g.claimLocked(last, n) // another call got here first
 	}
 	// The new epoch goes into the slot the current one does not use. Its
@@ -220,7 +223,7 @@ func (g *Generator) advance(now, n uint64) (first, unique uint64) {
 		}
 		// Calls in the old second took values meanwhile: start after them.
 		last = g.state.Load()
-		if now <= last>>24&(1<<32-1) {
+		if now <= seconds(last) {
 			// They carried into this second: no new epoch after all.
 			return g.claimLocked(last, n)
 		}
