@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"os"
 	"os/exec"
 	"regexp"
@@ -367,9 +368,17 @@ func scratchDB(t *testing.T) string {
 		admin.Exec(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")
 		admin.Close(ctx)
 	})
-	cfg := admin.Config().Copy()
-	cfg.Database = name
-	return fmt.Sprintf("postgres://%s@%s:%d/%s?sslmode=disable", cfg.User, cfg.Host, cfg.Port, name)
+	// The server's DSN with the database swapped, so a password and other
+	// parameters in DATABASE_URL carry over.
+	if strings.Contains(dsn, "://") {
+		u, err := url.Parse(dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		u.Path = "/" + name
+		return u.String()
+	}
+	return dsn + " dbname=" + name
 }
 
 func TestMigrate(t *testing.T) {
