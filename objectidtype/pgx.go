@@ -1,7 +1,7 @@
 package objectidtype
 
 import (
-	"encoding/hex"
+	"encoding/binary"
 
 	"github.com/jackc/pgx/v5/pgtype"
 )
@@ -62,7 +62,7 @@ func (o *ObjectID) ScanText(v pgtype.Text) error {
 func (o ObjectID) TextValue() (pgtype.Text, error) {
 	var b [byteaTextLen]byte
 	b[0], b[1] = '\\', 'x'
-	hex.Encode(b[2:], o[:])
+	encodeHex(binary.BigEndian.Uint64(o[:8]), binary.BigEndian.Uint32(o[8:]), (*[hexLen]byte)(b[2:]))
 	return pgtype.Text{String: string(b[:]), Valid: true}, nil
 }
 
