@@ -20,12 +20,6 @@ import (
 // text modes, pgid.objectid[] results, the domains' OIDs, and a bytea codec
 // that encodes ObjectIDs without that allocation.
 
-// The interfaces pgx's bytea codec tries first, checked at compile time.
-var (
-	_ pgtype.BytesScanner = (*ObjectID)(nil)
-	_ pgtype.BytesValuer  = ObjectID{}
-)
-
 // SkipUnderlyingTypePlan implements the [pgtype.SkipUnderlyingTypePlanner] interface.
 func (ObjectID) SkipUnderlyingTypePlan() {}
 
@@ -47,7 +41,7 @@ func (o ObjectID) BytesValue() ([]byte, error) { return o[:], nil }
 // digits. NULL is an error wrapping [ErrNull]. On error o is left unchanged.
 func (o *ObjectID) ScanText(v pgtype.Text) error {
 	if !v.Valid {
-		return errNull()
+		return errNullObjectID
 	}
 	return o.scanText(v.String)
 }
@@ -119,24 +113,14 @@ func (ShortID) SkipUnderlyingTypePlan() {}
 
 // ScanBytes implements the [pgtype.BytesScanner] interface, as
 // [ObjectID.ScanBytes] does.
-func (s *ShortID) ScanBytes(v []byte) error {
-	if v == nil {
-		return errNullShort()
-	}
-	return (*ObjectID)(s).scanBytes(v)
-}
+func (s *ShortID) ScanBytes(v []byte) error { return shortErr((*ObjectID)(s).scanBytes(v)) }
 
 // BytesValue implements the [pgtype.BytesValuer] interface.
 func (s ShortID) BytesValue() ([]byte, error) { return s[:], nil }
 
 // ScanText implements the [pgtype.TextScanner] interface, as
 // [ObjectID.ScanText] does.
-func (s *ShortID) ScanText(v pgtype.Text) error {
-	if !v.Valid {
-		return errNullShort()
-	}
-	return (*ObjectID)(s).scanText(v.String)
-}
+func (s *ShortID) ScanText(v pgtype.Text) error { return shortErr((*ObjectID)(s).ScanText(v)) }
 
 // TextValue implements the [pgtype.TextValuer] interface, as
 // [ObjectID.TextValue] does: a ShortID is stored like an ObjectID.

@@ -29,7 +29,7 @@ func (o *ObjectID) Scan(src any) error {
 	case string:
 		return o.scanText(src)
 	case nil:
-		return errNull()
+		return errNullObjectID
 	}
 	return fmt.Errorf("%w: cannot scan %T into ObjectID", ErrScanType, src)
 }
@@ -39,14 +39,14 @@ func (o *ObjectID) Scan(src any) error {
 const byteaTextLen = 2 + hexLen
 
 // scanBytes stores the 12 raw bytes of a bytea value, src, into o. It serves
-// Scan, ScanBytes and Codec.
+// Scan and ScanBytes.
 func (o *ObjectID) scanBytes(src []byte) error {
 	if len(src) == len(o) {
 		*o = ObjectID(src)
 		return nil
 	}
 	if src == nil {
-		return errNull()
+		return errNullObjectID
 	}
 	return &ParseError{
 		Input: string(src), Pos: -1, Err: ErrLength,
@@ -84,16 +84,20 @@ func isByteaTextChar(i int, c byte) bool {
 	return idtext.IsHex(c)
 }
 
-// errNull is the error for NULL scanned into a plain ObjectID.
-func errNull() error {
-	return idtext.NullError(ErrNull, "ObjectID", "NullObjectID, sql.Null[ObjectID] or *ObjectID")
-}
+// The errors for NULL scanned into a plain ObjectID or ShortID. A ShortID's
+// advice differs: NullObjectID would do for the database but not for JSON,
+// where it writes hex.
+var (
+	errNullObjectID = idtext.NullError(ErrNull, "ObjectID", "NullObjectID, sql.Null[ObjectID] or *ObjectID")
+	errNullShortID  = idtext.NullError(ErrNull, "ShortID", "*ShortID or sql.Null[ShortID]")
+)
 
-// errNullShort is the error for NULL scanned into a plain ShortID.
-// NullObjectID would do for the database but not for JSON, where it writes
-// hex.
-func errNullShort() error {
-	return idtext.NullError(ErrNull, "ShortID", "*ShortID or sql.Null[ShortID]")
+// shortErr is err from an ObjectID scan as a ShortID scan reports it.
+func shortErr(err error) error {
+	if err == errNullObjectID {
+		return errNullShortID
+	}
+	return err
 }
 
 // Value implements the [database/sql/driver.Valuer] interface. It returns the
@@ -178,12 +182,7 @@ func (n *NullObjectID) UnmarshalJSON(data []byte) error {
 
 // Scan implements the [database/sql.Scanner] interface, as [ObjectID.Scan]
 // does; NULL is an error that advises *ShortID.
-func (s *ShortID) Scan(src any) error {
-	if b, isBytes := src.([]byte); src == nil || isBytes && b == nil {
-		return errNullShort()
-	}
-	return (*ObjectID)(s).Scan(src)
-}
+func (s *ShortID) Scan(src any) error { return shortErr((*ObjectID)(s).Scan(src)) }
 
 // Value implements the [database/sql/driver.Valuer] interface: the raw 12
 // bytes, as [ObjectID.Value] returns.

@@ -16,7 +16,7 @@ func (ULID) SkipUnderlyingTypePlan() {}
 // wrapping [ErrNull]; scan into *ULID or [NullULID] to accept it.
 func (u *ULID) ScanUUID(v pgtype.UUID) error {
 	if !v.Valid {
-		return errNull()
+		return errNullULID
 	}
 	*u = v.Bytes
 	return nil

@@ -28,22 +28,20 @@ func (u *ULID) Scan(src any) error {
 			return parse(src, u)
 		}
 		if src == nil {
-			return errNull()
+			return errNullULID
 		}
 		return &ParseError{
 			Input: string(src), Pos: -1, Err: ErrLength,
 			Msg: "invalid length " + strconv.Itoa(len(src)) + ", want 16 (raw bytes), 26 (base32), 36 (UUID) or 32 (hex)",
 		}
 	case nil:
-		return errNull()
+		return errNullULID
 	}
 	return fmt.Errorf("%w: cannot scan %T into ULID", ErrScanType, src)
 }
 
-// errNull is the error for NULL scanned into a plain ULID.
-func errNull() error {
-	return idtext.NullError(ErrNull, "ULID", "NullULID, sql.Null[ULID] or *ULID")
-}
+// errNullULID is the error for NULL scanned into a plain ULID.
+var errNullULID = idtext.NullError(ErrNull, "ULID", "NullULID, sql.Null[ULID] or *ULID")
 
 // Value implements the [database/sql/driver.Valuer] interface. It returns the
 // 36-character UUID form, which every driver binds to a uuid column, to a
