@@ -814,7 +814,7 @@ func TestPartitionLeastPrivilege(t *testing.T) {
 	t.Cleanup(func() { _, _ = admin.Exec(context.Background(), "DROP ROLE IF EXISTS "+role) })
 	dsn := newDB(t, true)
 	su := connect(t, dsn, pgx.QueryExecModeCacheStatement)
-	mustExec(t, su, fmt.Sprintf(`CREATE SCHEMA app AUTHORIZATION %[1]s;
+	mustExec(t, su, fmt.Sprintf(`CREATE SCHEMA "App" AUTHORIZATION %[1]s;
 		GRANT USAGE ON SCHEMA pgid TO %[1]s;
 		REVOKE CREATE ON SCHEMA public FROM PUBLIC`, role))
 
@@ -829,13 +829,13 @@ func TestPartitionLeastPrivilege(t *testing.T) {
 	}
 	t.Cleanup(func() { conn.Close(context.Background()) })
 	// A hostile search_path: a schema of the caller's first, pg_catalog
-	// not named.
-	mustExec(t, conn, `CREATE TABLE app."Events" (id pgid.ulid PRIMARY KEY DEFAULT pgid.gen_ulid()) PARTITION BY RANGE (id);
-		SET search_path = app, public`)
+	// not named; a mixed-case schema and table, which need quoting.
+	mustExec(t, conn, `CREATE TABLE "App"."Events" (id pgid.ulid PRIMARY KEY DEFAULT pgid.gen_ulid()) PARTITION BY RANGE (id);
+		SET search_path = "App", public`)
 	for _, retire := range []partition.Retire{partition.Drop, partition.DetachConcurrentlyThenDrop} {
 		rep := ensure(t, conn, partition.Plan{Parent: `"Events"`, Every: partition.Day, Ahead: 2,
 			Retain: partition.Day, Retire: retire, Now: day(20+int(retire), 0)})
-		if len(rep.Created) == 0 || rep.Created[0].Name != fmt.Sprintf(`app."Events_p202611%d"`, 20+int(retire)) {
+		if len(rep.Created) == 0 || rep.Created[0].Name != fmt.Sprintf(`"App"."Events_p202611%d"`, 20+int(retire)) {
 			t.Errorf("created %s", names(rep.Created))
 		}
 	}
@@ -849,7 +849,7 @@ func TestPartitionLeastPrivilege(t *testing.T) {
 	if err := conn.QueryRow(ctx, "SELECT current_setting('search_path'), (SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND pid = pg_backend_pid())").Scan(&sp, &locks); err != nil {
 		t.Fatal(err)
 	}
-	if sp != "app, public" || locks != 0 {
+	if sp != `"App", public` || locks != 0 {
 		t.Errorf("after Ensure: search_path %q, %d advisory locks", sp, locks)
 	}
 }

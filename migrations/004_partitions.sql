@@ -241,8 +241,8 @@ BEGIN
         lower := pgid.ulid_time(from_bound::uuid);
         upper := pgid.ulid_time(to_bound::uuid);
       ELSE
-        lower := to_timestamp(('x' || substr(from_bound, 3, 8))::bit(32)::bigint);
-        upper := to_timestamp(('x' || substr(to_bound, 3, 8))::bit(32)::bigint);
+        lower := pgid.objectid_time(from_bound::bytea);
+        upper := pgid.objectid_time(to_bound::bytea);
       END IF;
     END IF;
     RETURN NEXT;
@@ -348,7 +348,10 @@ BEGIN
   PERFORM pg_advisory_xact_lock(1885825380, pgid.partition_lock_key(parent));
 
   typ := CASE kind WHEN 'ulid' THEN 'uuid' ELSE 'bytea' END;
-  SELECT c.relnamespace::regnamespace::name, c.relname INTO nsp, rel FROM pg_class c WHERE c.oid = parent;
+  -- The schema's name as stored: regnamespace's output is already quoted
+  -- ("App"), and format('%I') below quotes it.
+  SELECT n.nspname, c.relname INTO nsp, rel
+  FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.oid = parent;
   SELECT a.attname INTO col FROM pg_partitioned_table p
     JOIN pg_attribute a ON a.attrelid = p.partrelid AND a.attnum = p.partattrs[0]
   WHERE p.partrelid = parent;
@@ -400,6 +403,7 @@ BEGIN
           HINT = 'Was the width changed? Keep the old width until the new one lines up, or create the transition partition by hand.';
       END IF;
     ELSE
+      name_ := pgid.partition_name(rel, every, lo_t);
       IF def IS NOT NULL THEN
         EXECUTE format('SELECT EXISTS (SELECT FROM %s WHERE %I >= %L::%s AND %I < %L::%s)',
                        def, col, lo, typ, col, hi, typ) INTO has;
@@ -409,11 +413,10 @@ BEGIN
                              def, parent,
                              to_char(timezone('UTC', lo_t), 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
                              to_char(timezone('UTC', hi_t), 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
-                             pgid.partition_name(rel, every, lo_t)),
+                             name_),
             HINT = 'Move them in one transaction: detach the default partition, create the partition, INSERT the rows back through the parent, reattach (docs/PARTITIONING.md, "Rows in the DEFAULT partition").';
         END IF;
       END IF;
-      name_ := pgid.partition_name(rel, every, lo_t);
       EXECUTE format('create table %I.%I partition of %s for values from (%L) to (%L)',
                      nsp, name_, parent, lo, hi);
       action := 'created';
