@@ -6,7 +6,7 @@
 // A server is found by internal/pgserver, in this order, at
 //
 //  1. DATABASE_URL, if set (it must answer; there is no fallback from it);
-//  2. the docker-compose default DSN, [composeDSN], if something answers;
+//  2. the docker-compose default DSN, [pgserver.ComposeDSN], if something answers;
 //  3. a [containerImage] container started with testcontainers-go, if a
 //     Docker engine answers;
 //  4. an embedded PostgreSQL on a free port, stopped and removed at the end
@@ -37,9 +37,6 @@ import (
 	"github.com/pgid/pgid/internal/pgserver"
 	"github.com/pgid/pgid/migrations"
 )
-
-// composeDSN is the DSN of the service in docker-compose.yml.
-const composeDSN = "postgres://postgres:postgres@localhost:5432/postgres?sslmode=disable"
 
 // containerImage is what testcontainers-go starts when neither DATABASE_URL
 // nor the compose service answers; keep it equal to docker-compose.yml's: the
@@ -108,9 +105,8 @@ func run(m *testing.M) int {
 // testcontainers-go as its test-only step 3.
 func findServer(ctx context.Context) (dsn, source string, cleanup func(), err error) {
 	s, err := pgserver.Find(ctx, pgserver.Options{
-		ComposeDSN: composeDSN,
-		Hook:       startContainer,
-		HookName:   "a Docker engine for testcontainers-go to start " + containerImage,
+		Hook:     startContainer,
+		HookName: "a Docker engine for testcontainers-go to start " + containerImage,
 		Embedded: pgserver.EmbeddedOptions{Logf: func(format string, args ...any) {
 			fmt.Fprintf(os.Stderr, format+"\n", args...)
 		}},

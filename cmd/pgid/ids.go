@@ -184,7 +184,7 @@ func readUUID(u ulidtype.ULID) *uuidInfo {
 	id := uuid.UUID(u)
 	info := &uuidInfo{Version: int(id.Version()), Variant: id.Variant().String()}
 	rfc := id.Variant() == uuid.RFC4122
-	info.IsV7 = rfc && info.Version == 7
+	info.IsV7 = u.IsV7()
 	agree := func(t time.Time) {
 		info.UUIDTime = fmtTime(t)
 		a := t.UnixMilli() == u.Time().UnixMilli()
@@ -208,16 +208,8 @@ func readUUID(u ulidtype.ULID) *uuidInfo {
 	return info
 }
 
-func spacedHex(b []byte) string {
-	var sb strings.Builder
-	for i, c := range b {
-		if i > 0 {
-			sb.WriteByte(' ')
-		}
-		fmt.Fprintf(&sb, "%02x", c)
-	}
-	return sb.String()
-}
+// spacedHex is b as two hex digits a byte, separated by spaces.
+func spacedHex(b []byte) string { return fmt.Sprintf("% x", b) }
 
 func cmdInspect(_ context.Context, e *env, args []string) error {
 	fs := newFlags(e, "inspect")

@@ -139,20 +139,12 @@ func newFlags(e *env, name string) *flag.FlagSet {
 		if c.name == name {
 			fs.Usage = func() {
 				fmt.Fprintf(fs.Output(), "Usage: pgid %s %s\n  %s\n", c.name, c.args, c.summary)
-				if hasFlags(fs) {
-					fmt.Fprintln(fs.Output(), "Flags (-x and --x are the same):")
-					fs.PrintDefaults()
-				}
+				fmt.Fprintln(fs.Output(), "Flags (-x and --x are the same):")
+				fs.PrintDefaults()
 			}
 		}
 	}
 	return fs
-}
-
-func hasFlags(fs *flag.FlagSet) bool {
-	n := 0
-	fs.VisitAll(func(*flag.Flag) { n++ })
-	return n > 0
 }
 
 // parse parses args with fs, allowing flags after positional arguments
