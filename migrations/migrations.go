@@ -302,10 +302,19 @@ func run(ctx context.Context, conn *pgx.Conn, what string, opts []Option, f func
 // (and until ctx ends). Polling with pg_try_advisory_lock, instead of a
 // blocking pg_advisory_lock, keeps the connection usable when ctx ends.
 func lock(ctx context.Context, conn *pgx.Conn, wait time.Duration) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	deadline := time.Now().Add(wait)
 	for {
+		// The try does not wait for the lock, so ctx does not interrupt it
+		// (pgx would close the connection): ctx is checked between tries,
+		// and the try has a timeout of its own for a server that hangs.
+		qctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 		var ok bool
-		if err := conn.QueryRow(ctx, "SELECT pg_catalog.pg_try_advisory_lock($1)", LockKey).Scan(&ok); err != nil {
+		err := conn.QueryRow(qctx, "SELECT pg_catalog.pg_try_advisory_lock($1)", LockKey).Scan(&ok)
+		cancel()
+		if err != nil {
 			return fmt.Errorf("lock: %w", err)
 		}
 		if ok {
