@@ -25,8 +25,10 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"path/filepath"
 	"runtime/debug"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -166,10 +168,34 @@ func dropDatabase(ctx context.Context, name string) error {
 	return err
 }
 
+// serverChoice lists what decides which server the tests run against.
+var serverChoice = []string{pgserver.EnvDatabaseURL, pgserver.EnvMode, pgserver.EnvBinaries, pgserver.EnvCache, "TMPDIR"}
+
+var recordOnce sync.Once
+
+// recordServerChoice reads the server choice again once tests run. go test
+// caches a result on the environment variables and files the tests read,
+// but only from m.Run on: what TestMain read before it to find the server
+// is not recorded, so without this a run with PGID_POSTGRES=embedded
+// reported the DATABASE_URL run's "ok (cached)".
+func recordServerChoice() {
+	recordOnce.Do(func() {
+		for _, k := range serverChoice {
+			os.Getenv(k)
+		}
+		if d := os.Getenv(pgserver.EnvBinaries); d != "" {
+			for _, b := range []string{"initdb", "postgres"} {
+				os.Stat(filepath.Join(d, "bin", b))
+			}
+		}
+	})
+}
+
 // newDB creates a database for t from the migrated template (migrated:
 // true) or an empty one, drops it when t ends, and returns its DSN.
 func newDB(t testing.TB, migrated bool) string {
 	t.Helper()
+	recordServerChoice()
 	name := "pgid_t_" + randomHex(6)
 	sql := "CREATE DATABASE " + pgx.Identifier{name}.Sanitize()
 	if migrated {
@@ -215,6 +241,7 @@ func withParam(dsn, key, value string) string {
 // ends.
 func connect(t testing.TB, dsn string, mode pgx.QueryExecMode) *pgx.Conn {
 	t.Helper()
+	recordServerChoice()
 	cfg, err := pgx.ParseConfig(dsn)
 	if err != nil {
 		t.Fatal(err)

@@ -316,10 +316,10 @@ func fixtureJar(t *testing.T, files map[string]string) []byte {
 // real binaries in bins (which find their lib and share next to them), so
 // the archive stays tiny: a pure-Go xz decoder under -race takes minutes
 // over the real ~60 MB.
-func wrapperJar(t *testing.T, bins string) []byte {
+func wrapperJar(t *testing.T, bins, prelude string) []byte {
 	files := map[string]string{}
-	for _, b := range []string{"initdb", "postgres"} {
-		files["bin/"+b] = "#!/bin/sh\nexec " + shQuote(filepath.Join(bins, "bin", b)) + ` "$@"` + "\n"
+	for _, b := range []string{"initdb", "pg_ctl", "postgres"} {
+		files["bin/"+b] = "#!/bin/sh\n" + prelude + "exec " + shQuote(filepath.Join(bins, "bin", b)) + ` "$@"` + "\n"
 	}
 	return fixtureJar(t, files)
 }
@@ -355,7 +355,7 @@ func mirror(t *testing.T, jar []byte, badSum bool) (*httptest.Server, *atomic.In
 // extracted.
 func TestDownload(t *testing.T) {
 	bins := binaries(t)
-	jar := wrapperJar(t, bins)
+	jar := wrapperJar(t, bins, "")
 	cache := filepath.Join(privateDir(t), "cache")
 
 	bad, _ := mirror(t, jar, true)

@@ -87,7 +87,7 @@ func (r pathRule) check(p string, fi fs.FileInfo) error {
 	perm := fi.Mode().Perm()
 	if perm&0o022 != 0 && !(r.sticky && fi.IsDir() && fi.Mode()&fs.ModeSticky != 0) {
 		return &UnsafePathError{Use: r.use, Path: p,
-			Reason: fmt.Sprintf("writable by %s (mode %04o)", writers(perm), perm),
+			Reason: fmt.Sprintf("writable by %s (mode %s)", writers(perm), octal(fi.Mode())),
 			Fix:    "run chmod go-w " + shQuote(p) + ", or " + r.fix}
 	}
 	if r.othersEnter {
@@ -97,11 +97,20 @@ func (r pathRule) check(p string, fi fs.FileInfo) error {
 		}
 		if perm&need == 0 {
 			return &UnsafePathError{Use: r.use, Path: p,
-				Reason: fmt.Sprintf("not readable by the server's unprivileged user (mode %04o)", perm),
+				Reason: fmt.Sprintf("not readable by the server's unprivileged user (mode %s)", octal(fi.Mode())),
 				Fix:    "run chmod a+rX on it, or " + r.fix + " (a path outside /root)"}
 		}
 	}
 	return nil
+}
+
+// octal is m's permission bits as chmod takes them, with the sticky bit.
+func octal(m fs.FileMode) string {
+	o := uint32(m.Perm())
+	if m&fs.ModeSticky != 0 {
+		o |= 0o1000
+	}
+	return fmt.Sprintf("%04o", o)
 }
 
 func writers(perm fs.FileMode) string {
