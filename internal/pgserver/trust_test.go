@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -202,4 +203,44 @@ func TestUnsafeCacheRefused(t *testing.T) {
 	if n := requests.Load(); n != 0 {
 		t.Errorf("%d downloads for refused caches, want none", n)
 	}
+}
+
+// TestCIBinariesScriptRefuses: .ci/pg-binaries follows the same rules as
+// StartEmbedded for its cache, before it fetches anything.
+func TestCIBinariesScriptRefuses(t *testing.T) {
+	run := func(cache string) string {
+		cmd := exec.Command("../../.ci/pg-binaries", "18")
+		cmd.Env = append(os.Environ(), "PGID_PG_CACHE="+cache)
+		out, err := cmd.CombinedOutput()
+		if err == nil {
+			t.Errorf("PGID_PG_CACHE=%s: accepted, printed %s", cache, out)
+		}
+		return string(out)
+	}
+	tmp := t.TempDir() // under /tmp: others may write a level of it
+	if out := run(filepath.Join(tmp, "cache")); !strings.Contains(out, "refusing /tmp: writable by group or others") {
+		t.Errorf("a cache under /tmp: %s", out)
+	}
+	base := privateDir(t)
+	link := filepath.Join(base, "link")
+	os.Symlink(base, link)
+	if out := run(filepath.Join(link, "cache")); !strings.Contains(out, "refusing "+link+": a symbolic link") {
+		t.Errorf("a cache through a symbolic link: %s", out)
+	}
+	t.Run("other owner", func(t *testing.T) {
+		needRoot(t)
+		other := filepath.Join(base, "other")
+		os.MkdirAll(filepath.Join(other, "18.4.0-beta.17", "native", "bin"), 0o755)
+		os.Chown(other, nobody, nobody)
+		if out := run(other); !strings.Contains(out, "refusing "+other+": owned by uid 65534") {
+			t.Errorf("a cache owned by nobody: %s", out)
+		}
+		// A cached version someone else planted inside a good cache.
+		os.Chown(other, 0, 0)
+		os.Chown(filepath.Join(other, "18.4.0-beta.17", "native", "bin"), nobody, nobody)
+		os.WriteFile(filepath.Join(other, "18.4.0-beta.17", "native", "bin", "postgres"), []byte("#!/bin/sh\n"), 0o755)
+		if out := run(other); !strings.Contains(out, "holds files another user owns or may write") {
+			t.Errorf("a planted cached version: %s", out)
+		}
+	})
 }

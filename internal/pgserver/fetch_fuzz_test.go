@@ -1,0 +1,76 @@
+package pgserver
+
+import (
+	"archive/tar"
+	"bytes"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// FuzzExtractTar feeds arbitrary tar streams to the extractor: whatever it
+// accepts or refuses, nothing lands outside its directory, no file inside
+// is writable by group or others or carries a set-id bit, no link inside
+// points out of it, and it never panics.
+func FuzzExtractTar(f *testing.F) {
+	seed := func(hs ...*tar.Header) []byte {
+		var b bytes.Buffer
+		tw := tar.NewWriter(&b)
+		for _, h := range hs {
+			tw.WriteHeader(h)
+			if h.Typeflag == tar.TypeReg {
+				tw.Write(bytes.Repeat([]byte("x"), int(h.Size)))
+			}
+		}
+		tw.Close()
+		return b.Bytes()
+	}
+	f.Add(seed(&tar.Header{Name: "bin/", Typeflag: tar.TypeDir, Mode: 0o777},
+		&tar.Header{Name: "bin/initdb", Typeflag: tar.TypeReg, Mode: 0o6777, Size: 3},
+		&tar.Header{Name: "lib/libpq.so", Typeflag: tar.TypeSymlink, Linkname: "libpq.so.5"},
+		&tar.Header{Name: "lib/libpq.so.5", Typeflag: tar.TypeReg, Mode: 0o644, Size: 1},
+		&tar.Header{Name: "lib/hard", Typeflag: tar.TypeLink, Linkname: "lib/libpq.so.5"}))
+	f.Add(seed(&tar.Header{Name: "../x", Typeflag: tar.TypeReg, Size: 1}))
+	f.Add(seed(&tar.Header{Name: "a", Typeflag: tar.TypeSymlink, Linkname: ".."},
+		&tar.Header{Name: "a/b", Typeflag: tar.TypeReg, Size: 1}))
+	f.Add(seed(&tar.Header{Name: "a", Typeflag: tar.TypeSymlink, Linkname: "/etc"},
+		&tar.Header{Name: "a/passwd", Typeflag: tar.TypeReg, Size: 1}))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		parent := t.TempDir()
+		dir := filepath.Join(parent, "x")
+		if err := os.Mkdir(dir, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		root, err := os.OpenRoot(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer root.Close()
+		_ = extractTar(tar.NewReader(bytes.NewReader(data)), root)
+		if entries, _ := os.ReadDir(parent); len(entries) != 1 {
+			t.Fatalf("something landed beside the directory: %v", entries)
+		}
+		filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			fi, err := d.Info()
+			if err != nil {
+				return err
+			}
+			if fi.Mode()&fs.ModeSymlink != 0 {
+				target, _ := os.Readlink(p)
+				rel, err := filepath.Rel(dir, filepath.Join(filepath.Dir(p), target))
+				if filepath.IsAbs(target) || err != nil || !filepath.IsLocal(rel) {
+					t.Fatalf("link %s -> %s leaves the directory", p, target)
+				}
+				return nil
+			}
+			if fi.Mode()&(fs.ModeSetuid|fs.ModeSetgid) != 0 || fi.Mode().Perm()&0o022 != 0 {
+				t.Fatalf("%s has mode %v", p, fi.Mode())
+			}
+			return nil
+		})
+	})
+}
