@@ -1,0 +1,5 @@
+//go:build !race
+
+package opaque
+
+const raceEnabled = false
