@@ -23,7 +23,7 @@ func ff1P() [16]byte {
 		1, 2, 1, // version, method, addition
 		0, 0, ff1Radix, // radix in 3 bytes
 		ff1Rounds,
-		ff1Digits / 2, // u mod 256
+		ff1Digits / 2,      // u mod 256
 		0, 0, 0, ff1Digits, // n in 4 bytes
 		0, 0, 0, 0, // t = 0
 	}

@@ -121,7 +121,11 @@ func TestFF1NISTSamples(t *testing.T) {
 		pt10 = "0123456789"
 		pt36 = "0123456789abcdefghi"
 	)
-	for i, c := range []struct{ key, tweak string; radix int; pt, ct string }{
+	for i, c := range []struct {
+		key, tweak string
+		radix      int
+		pt, ct     string
+	}{
 		{k128, "", 10, pt10, "2433477484"},
 		{k128, tw10, 10, pt10, "6124200773"},
 		{k128, tw36, 36, pt36, "a9tv40mll9kdu509eum"},
