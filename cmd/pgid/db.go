@@ -17,6 +17,7 @@ import (
 	"github.com/pgid/pgid/internal/pgserver"
 	"github.com/pgid/pgid/migrations"
 	"github.com/pgid/pgid/objectidtype"
+	"github.com/pgid/pgid/opaque"
 	"github.com/pgid/pgid/pgidpgx"
 	"github.com/pgid/pgid/ulidtype"
 )
@@ -163,7 +164,7 @@ func cmdDemo(ctx context.Context, e *env, args []string) error {
 	}
 	fmt.Fprintf(out, "database  %s (scratch, dropped at the end), pgid migrations applied\n\n", name)
 
-	d := &demo{conn: conn, out: out, progress: progress, rows: *rows}
+	d := &demo{conn: conn, out: out, progress: progress, rows: *rows, getenv: e.getenv}
 	if err := d.load(ctx); err != nil {
 		return err
 	}
@@ -182,6 +183,7 @@ func cmdDemo(ctx context.Context, e *env, args []string) error {
 }
 
 type demo struct {
+	getenv   func(string) string
 	conn     *pgx.Conn
 	out      io.Writer
 	progress *progress
@@ -310,39 +312,78 @@ func (d *demo) window(ctx context.Context) error {
 	return nil
 }
 
-// shortener stores a link under an ObjectId and looks it up by its short form.
+// shortener stores links under ObjectIds and looks one up by its public
+// code: keyed and opaque (package opaque), decoded in Go so the key never
+// reaches SQL.
 func (d *demo) shortener(ctx context.Context) error {
+	codec, keyNote, err := demoCodec(d.getenv)
+	if err != nil {
+		return err
+	}
 	if _, err := d.conn.Exec(ctx, "CREATE TABLE links (id pgid.objectid PRIMARY KEY, url text NOT NULL)"); err != nil {
 		return err
 	}
-	id := objectidtype.New()
+	ids := make([]objectidtype.ObjectID, 3)
+	objectidtype.Fill(ids)
 	long := "https://example.com/docs/getting-started?utm_source=newsletter&utm_campaign=pgid"
-	if _, err := d.conn.Exec(ctx, "INSERT INTO links (id, url) VALUES ($1, $2)", id, long); err != nil {
+	for i, id := range ids {
+		if _, err := d.conn.Exec(ctx, "INSERT INTO links (id, url) VALUES ($1, $2)", id, fmt.Sprintf("%s&n=%d", long, i)); err != nil {
+			return err
+		}
+	}
+	id := ids[0]
+	code := codec.ObjectIDCode(id)
+	// The edge of the API: code in, ID out, in Go.
+	lookup, err := codec.OpenObjectID(code)
+	if err != nil {
 		return err
 	}
-	code := id.Short()
 	var url, hexID string
 	var created time.Time
 	var got objectidtype.ObjectID
-	err := d.conn.QueryRow(ctx,
-		"SELECT id, url, pgid.objectid_to_hex(id), pgid.objectid_time(id) FROM links WHERE id = pgid.objectid_from_short($1)",
-		code).Scan(&got, &url, &hexID, &created)
+	err = d.conn.QueryRow(ctx,
+		"SELECT id, url, pgid.objectid_to_hex(id), pgid.objectid_time(id) FROM links WHERE id = $1",
+		lookup).Scan(&got, &url, &hexID, &created)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return fmt.Errorf("link %s not found by its short code", code)
+		return fmt.Errorf("link %s not found by its code", code)
 	} else if err != nil {
 		return err
 	}
 	if got != id {
 		return fmt.Errorf("looked up %s, got %s", id, got)
 	}
-	fmt.Fprintf(d.out, "\nlink shortener: the public code is the ObjectId's 16-character short form\n")
+	fmt.Fprintf(d.out, "\nlink shortener: public codes are keyed and opaque (package opaque: FF1 with AES, %s)\n", keyNote)
 	if hexID != id.String() {
 		return fmt.Errorf("pgid.objectid_to_hex gives %s for %s", hexID, id)
 	}
 	fmt.Fprintf(d.out, "  %-8s %s (hex; 12 bytes in a pgid.objectid column)\n", "id", hexID)
 	fmt.Fprintf(d.out, "  %-8s https://sho.rt/%s -> %s\n", "link", code, url)
-	fmt.Fprintf(d.out, "  %-8s WHERE id = pgid.objectid_from_short('%s'): found, created %s\n", "lookup", code, fmtTime(created))
+	fmt.Fprintf(d.out, "  %-8s codec.OpenObjectID(%q) in Go, then WHERE id = $1: found, created %s\n", "lookup", code, fmtTime(created))
+	fmt.Fprintf(d.out, "  %-8s three consecutive ObjectIds:\n", "next")
+	for _, id := range ids {
+		fmt.Fprintf(d.out, "  %-8s   %s  short form %s  code %s\n", "", id, id.Short(), codec.ObjectIDCode(id))
+	}
+	fmt.Fprintf(d.out, "  %-8s (short forms differ in their last characters and carry the time; codes share nothing)\n", "")
 	return nil
+}
+
+// demoCodec returns the codec for the demo's links: $PGID_OPAQUE_KEYS, or
+// a random key for this run.
+func demoCodec(getenv func(string) string) (*opaque.Codec, string, error) {
+	if text := getenv(envKeys); text != "" {
+		cur, older, err := opaque.ParseKeys(strings.ReplaceAll(text, ",", "\n"))
+		if err != nil {
+			return nil, "", fmt.Errorf("%s: %w", envKeys, err)
+		}
+		c, err := opaque.NewCodec(cur, older...)
+		return c, "key from " + envKeys, err
+	}
+	secret := make([]byte, 32)
+	if _, err := rand.Read(secret); err != nil {
+		return nil, "", err
+	}
+	c, err := opaque.NewCodec(opaque.Key{ID: 0, Secret: secret})
+	return c, "a random key for this run; a service reads its own, see pgid new-key", err
 }
 
 // progress writes loading progress to stderr: in place on a terminal,

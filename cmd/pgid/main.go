@@ -12,6 +12,9 @@
 //	pgid range --from T --to T [--kind ulid|objectid] [--json]
 //	pgid migrate [--database-url URL] [--json] [up|down]
 //	pgid demo [--database-url URL] [--rows N]
+//	pgid seal [--key-file F] [--json] ID...
+//	pgid open [--key-file F] [--candidates] [--json] CODE...
+//	pgid new-key [--id N] [--bytes 16|24|32]
 //	pgid partition ensure|list --table T [--every W --ahead N --retain D --retire HOW] [--json]
 //
 // Run "pgid COMMAND -h" for each command's flags; docs/CLI.md has examples.
@@ -62,12 +65,16 @@ func init() {
 		{"range", "--from T --to T [--kind ulid|objectid] [--json]", "print the ID bounds of a time range and a WHERE clause", cmdRange},
 		{"migrate", "[--database-url URL] [--json] [up|down]", "apply (up, the default) or revert (down) pgid's PostgreSQL migrations", cmdMigrate},
 		{"demo", "[--database-url URL] [--rows N]", "load ULID and UUIDv4 keys into PostgreSQL and compare them, end to end", cmdDemo},
+		{"seal", "[--key-file F] [--json] ID...", "print IDs' public codes (keyed, opaque; see package opaque)", cmdSeal},
+		{"open", "[--key-file F] [--candidates] [--json] CODE...", "print the IDs of public codes", cmdOpen},
+		{"new-key", "[--id N] [--bytes 16|24|32]", "print a new random key line for --key-file", cmdNewKey},
 		{"partition", "ensure|list --table T [--every W --ahead N --retain D --retire HOW] [--json]", "keep a table partitioned by RANGE (id) in time partitions; list them", cmdPartition},
 	}
 }
 
 // env is what a command writes to.
 type env struct {
+	stdin          io.Reader // IDs or codes when none are given as arguments; nil: none
 	stdout, stderr io.Writer
 	getenv         func(string) string
 }
@@ -85,7 +92,7 @@ func usagef(format string, args ...any) error {
 // run is the whole program: it runs the command in args and returns the exit
 // status.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	return runEnv(ctx, args, &env{stdout: stdout, stderr: stderr, getenv: os.Getenv})
+	return runEnv(ctx, args, &env{stdin: os.Stdin, stdout: stdout, stderr: stderr, getenv: os.Getenv})
 }
 
 func runEnv(ctx context.Context, args []string, e *env) int {

@@ -455,7 +455,8 @@ func TestDemo(t *testing.T) {
 		`(?m)^  rows +\d[\d,]* of 20,000 .* in \d+\.\d ms$`,
 		`(?m)^  plan +Index (Only )?Scan using ulid_keys_pkey on ulid_keys`,
 		`(?m)^  link +https://sho\.rt/[0-9A-Za-z_-]{16} -> https://`,
-		`(?m)^  lookup +WHERE id = pgid\.objectid_from_short\('[0-9A-Za-z_-]{16}'\): found`,
+		`(?m)^  lookup +codec\.OpenObjectID\("[0-9A-Za-z_-]{16}"\) in Go, then WHERE id = \$1: found`,
+		`(?m)^ +[0-9a-f]{24}  short form [0-9A-Za-z_-]{16}  code [0-9A-Za-z_-]{16}$`,
 		`(?m)^done in \d+\.\d s; database pgid_demo_[0-9a-f]{8} dropped$`,
 	} {
 		if !regexp.MustCompile(re).MatchString(out) {

@@ -1,0 +1,247 @@
+package main
+
+import (
+	"bufio"
+	"crypto/rand"
+	"encoding/hex"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/pgid/pgid/objectidtype"
+	"github.com/pgid/pgid/opaque"
+	"github.com/pgid/pgid/ulidtype"
+)
+
+// envKeys names the variable that holds the keys when --key-file is not
+// given, in the key file's format.
+const envKeys = "PGID_OPAQUE_KEYS"
+
+// loadCodec reads the keys from path, or from $PGID_OPAQUE_KEYS. A key
+// file others may read is refused, as ssh refuses such a private key.
+// Nothing of a key's text ever reaches an error message.
+func loadCodec(e *env, path string) (*opaque.Codec, error) {
+	var text string
+	switch {
+	case path != "":
+		fi, err := os.Stat(path)
+		if err != nil {
+			return nil, usageError{err}
+		}
+		if fi.Mode().Perm()&0o077 != 0 {
+			return nil, usagef("key file %s is readable by others (mode %04o): chmod 600 %s", path, fi.Mode().Perm(), path)
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return nil, usageError{err}
+		}
+		text = string(b)
+	case e.getenv(envKeys) != "":
+		text = strings.ReplaceAll(e.getenv(envKeys), ",", "\n")
+	default:
+		return nil, usagef("no keys: give --key-file FILE or set %s (lines of ID:hex, the first is current; make one with: pgid new-key)", envKeys)
+	}
+	cur, older, err := opaque.ParseKeys(text)
+	if err == nil {
+		var c *opaque.Codec
+		if c, err = opaque.NewCodec(cur, older...); err == nil {
+			return c, nil
+		}
+	}
+	where := envKeys
+	if path != "" {
+		where = path
+	}
+	return nil, usagef("%s: %v", where, err)
+}
+
+// codeArgs moves arguments that look like codes (16 characters of the
+// ObjectId code alphabet, or 26 Crockford characters) behind a "--", so a
+// code starting with '-' (1 in 64) is not taken for a flag.
+func codeArgs(args []string) []string {
+	var flags, codes []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			codes = append(codes, args[i+1:]...)
+			break
+		}
+		if strings.HasPrefix(a, "-") && !looksLikeCode(a) {
+			flags = append(flags, a)
+			if !strings.Contains(a, "=") && (a == "--key-file" || a == "-key-file") && i+1 < len(args) {
+				i++
+				flags = append(flags, args[i])
+			}
+			continue
+		}
+		codes = append(codes, a)
+	}
+	return append(append(flags, "--"), codes...)
+}
+
+func looksLikeCode(a string) bool {
+	switch len(a) {
+	case opaque.ObjectIDCodeLen:
+		return strings.Trim(a, "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-_") == ""
+	case opaque.ULIDCodeLen:
+		return strings.Trim(strings.ToUpper(a), "0123456789ABCDEFGHJKMNPQRSTVWXYZ") == ""
+	}
+	return false
+}
+
+// argsOrStdin returns pos, or the lines of stdin when pos is empty and
+// stdin is not a terminal.
+func argsOrStdin(pos []string, stdin io.Reader) ([]string, error) {
+	if len(pos) > 0 || stdin == nil {
+		return pos, nil
+	}
+	if f, ok := stdin.(*os.File); ok {
+		if fi, err := f.Stat(); err != nil || fi.Mode()&os.ModeCharDevice != 0 {
+			return nil, nil
+		}
+	}
+	var lines []string
+	sc := bufio.NewScanner(stdin)
+	for sc.Scan() {
+		if l := strings.TrimSpace(sc.Text()); l != "" {
+			lines = append(lines, l)
+		}
+	}
+	return lines, sc.Err()
+}
+
+func cmdSeal(_ context.Context, e *env, args []string) error {
+	fs := newFlags(e, "seal")
+	keyFile := fs.String("key-file", "", "the keys, lines of ID:hex (default $"+envKeys+")")
+	asJSON := fs.Bool("json", false, `print [{"input", "kind", "code"}]`)
+	pos, err := parse(e, fs, args)
+	if err != nil {
+		return err
+	}
+	c, err := loadCodec(e, *keyFile)
+	if err != nil {
+		return err
+	}
+	if pos, err = argsOrStdin(pos, e.stdin); err != nil {
+		return err
+	}
+	if len(pos) == 0 {
+		return usagef("want IDs (ULID, UUID, ObjectId hex or short) as arguments or lines on stdin")
+	}
+	type sealed struct {
+		Input string `json:"input"`
+		Kind  string `json:"kind"`
+		Code  string `json:"code"`
+	}
+	var out []sealed
+	for _, s := range pos {
+		info, err := parseAny(s)
+		if err != nil {
+			return usageError{err}
+		}
+		var code string
+		if info.Kind == "ulid" {
+			u, _ := ulidtype.Parse(s)
+			code = c.ULIDCode(u)
+		} else {
+			o, _ := objectidtype.Parse(s)
+			code = c.ObjectIDCode(o)
+		}
+		out = append(out, sealed{s, info.Kind, code})
+	}
+	if *asJSON {
+		return writeJSON(e.stdout, out)
+	}
+	for _, o := range out {
+		fmt.Fprintln(e.stdout, o.Code)
+	}
+	return nil
+}
+
+func cmdOpen(_ context.Context, e *env, args []string) error {
+	fs := newFlags(e, "open")
+	keyFile := fs.String("key-file", "", "the keys, lines of ID:hex (default $"+envKeys+")")
+	all := fs.Bool("candidates", false, "for an ObjectId code, print the ID under every key, current first (codes do not name their key)")
+	asJSON := fs.Bool("json", false, `print [{"code", "kind", "id", "candidates"}]`)
+	pos, err := parse(e, fs, codeArgs(args))
+	if err != nil {
+		return err
+	}
+	c, err := loadCodec(e, *keyFile)
+	if err != nil {
+		return err
+	}
+	if pos, err = argsOrStdin(pos, e.stdin); err != nil {
+		return err
+	}
+	if len(pos) == 0 {
+		return usagef("want codes as arguments or lines on stdin")
+	}
+	type opened struct {
+		Code       string   `json:"code"`
+		Kind       string   `json:"kind"`
+		ID         string   `json:"id"`
+		Candidates []string `json:"candidates,omitempty"`
+	}
+	var out []opened
+	for _, code := range pos {
+		switch len(code) {
+		case opaque.ULIDCodeLen:
+			id, err := c.OpenULID(code)
+			if err != nil {
+				return usageError{err}
+			}
+			out = append(out, opened{Code: code, Kind: "ulid", ID: id.String()})
+		default:
+			ids, err := c.AppendObjectIDCandidates(nil, code)
+			if err != nil {
+				return usagef("%v (a ULID code has %d characters, an ObjectId code %d)", err, opaque.ULIDCodeLen, opaque.ObjectIDCodeLen)
+			}
+			o := opened{Code: code, Kind: "objectid", ID: ids[0].String()}
+			if *all {
+				for _, id := range ids {
+					o.Candidates = append(o.Candidates, id.String())
+				}
+			}
+			out = append(out, o)
+		}
+	}
+	if *asJSON {
+		return writeJSON(e.stdout, out)
+	}
+	for _, o := range out {
+		if len(o.Candidates) > 0 {
+			fmt.Fprintln(e.stdout, strings.Join(o.Candidates, " "))
+		} else {
+			fmt.Fprintln(e.stdout, o.ID)
+		}
+	}
+	return nil
+}
+
+func cmdNewKey(_ context.Context, e *env, args []string) error {
+	fs := newFlags(e, "new-key")
+	id := fs.Uint("id", 0, "the key's ID, 0 to 3, written into ULID codes")
+	size := fs.Int("bytes", 32, "16, 24 or 32 (AES-128, -192, -256)")
+	pos, err := parse(e, fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return usagef("unexpected argument %q", pos[0])
+	}
+	if *id >= opaque.MaxKeys {
+		return usagef("--id %d: want 0 to %d", *id, opaque.MaxKeys-1)
+	}
+	if *size != 16 && *size != 24 && *size != 32 {
+		return usagef("--bytes %d: want 16, 24 or 32", *size)
+	}
+	b := make([]byte, *size)
+	if _, err := rand.Read(b); err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(e.stdout, "%d:%s\n", *id, hex.EncodeToString(b))
+	return err
+}
