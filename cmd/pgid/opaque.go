@@ -2,9 +2,9 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"context"
 	"fmt"
 	"io"
 	"os"
