@@ -239,6 +239,13 @@ func extractTar(tr *tar.Reader, root *os.Root) error {
 				return err
 			}
 		case tar.TypeReg:
+			// A sparse file's Size is its logical size: a few bytes of
+			// archive could make gigabytes of zeros. PostgreSQL's has none.
+			for k := range h.PAXRecords {
+				if strings.HasPrefix(k, "GNU.sparse.") {
+					return fmt.Errorf("entry %q is a sparse file", h.Name)
+				}
+			}
 			if total += h.Size; h.Size < 0 || total > maxExtracted {
 				return fmt.Errorf("more than %d MiB of files", maxExtracted>>20)
 			}
