@@ -138,15 +138,6 @@ func (a sqlAdapter) GetLink(ctx context.Context, id objectidtype.ObjectID) (pgxd
 	return one(l, err, toLink)
 }
 
-func (a sqlAdapter) GetLinkByCode(ctx context.Context, code string) (pgxdb.Link, error) {
-	l, err := a.q.GetLinkByCode(ctx, code)
-	return one(l, err, toLink)
-}
-
-func (a sqlAdapter) GetLinkCode(ctx context.Context, id objectidtype.ObjectID) (string, error) {
-	return a.q.GetLinkCode(ctx, id)
-}
-
 func (a sqlAdapter) GetLinksByIDs(ctx context.Context, ids []objectidtype.ObjectID) ([]pgxdb.Link, error) {
 	ls, err := a.q.GetLinksByIDs(ctx, ids)
 	return convAll(ls, err, toLink)

@@ -1,8 +1,9 @@
 -- The example application behind the generated packages: a URL shortener.
 -- It runs after the pgid migrations (sqlc.yaml reads ../migrations first).
 
--- links: the public code of a link is its ObjectId's 16-character short form
--- (pgid.objectid_to_short / objectidtype.ObjectID.Short).
+-- links: the public code of a link is its ObjectId's keyed, opaque
+-- 16-character code (package opaque), made and read in Go: consecutive links
+-- get unrelated codes and a code does not give away when it was made.
 CREATE TABLE links (
   id            pgid.objectid PRIMARY KEY DEFAULT pgid.gen_objectid(),
   url           text NOT NULL,

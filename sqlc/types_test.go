@@ -32,7 +32,6 @@ var wantIDs = map[string]string{
 	"Link.LastEventID":                    "ulidtype.NullULID",
 	"CreateLinkParams.ID":                 "objectidtype.ObjectID",
 	"GetLink.id":                          "objectidtype.ObjectID",
-	"GetLinkCode.id":                      "objectidtype.ObjectID",
 	"GetLinksByIDs.ids":                   "[]objectidtype.ObjectID",
 	"ListLinksInWindowParams.Lo":          "objectidtype.ObjectID",
 	"ListLinksInWindowParams.Hi":          "objectidtype.ObjectID",

@@ -58,6 +58,8 @@ const getLink = `-- name: GetLink :one
 SELECT id, url, hits, last_event_id FROM links WHERE id = $1
 `
 
+// A public link's code is decoded in Go (opaque.Codec.OpenObjectID), so the
+// key never reaches SQL; this query gets the ID.
 func (q *Queries) GetLink(ctx context.Context, id objectidtype.ObjectID) (Link, error) {
 	row := q.db.QueryRow(ctx, getLink, id)
 	var i Link
@@ -68,34 +70,6 @@ func (q *Queries) GetLink(ctx context.Context, id objectidtype.ObjectID) (Link, 
 		&i.LastEventID,
 	)
 	return i, err
-}
-
-const getLinkByCode = `-- name: GetLinkByCode :one
-SELECT id, url, hits, last_event_id FROM links WHERE id = pgid.objectid_from_short($1)
-`
-
-// code is the ObjectId short form (ObjectID.Short()).
-func (q *Queries) GetLinkByCode(ctx context.Context, code string) (Link, error) {
-	row := q.db.QueryRow(ctx, getLinkByCode, code)
-	var i Link
-	err := row.Scan(
-		&i.ID,
-		&i.Url,
-		&i.Hits,
-		&i.LastEventID,
-	)
-	return i, err
-}
-
-const getLinkCode = `-- name: GetLinkCode :one
-SELECT pgid.objectid_to_short(id) AS code FROM links WHERE id = $1
-`
-
-func (q *Queries) GetLinkCode(ctx context.Context, id objectidtype.ObjectID) (string, error) {
-	row := q.db.QueryRow(ctx, getLinkCode, id)
-	var code string
-	err := row.Scan(&code)
-	return code, err
 }
 
 const getLinksByIDs = `-- name: GetLinksByIDs :many

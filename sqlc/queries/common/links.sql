@@ -9,14 +9,9 @@ INSERT INTO links (url) VALUES (@url)
 RETURNING *;
 
 -- name: GetLink :one
+-- A public link's code is decoded in Go (opaque.Codec.OpenObjectID), so the
+-- key never reaches SQL; this query gets the ID.
 SELECT * FROM links WHERE id = @id;
-
--- name: GetLinkByCode :one
--- code is the ObjectId short form (ObjectID.Short()).
-SELECT * FROM links WHERE id = pgid.objectid_from_short(@code);
-
--- name: GetLinkCode :one
-SELECT pgid.objectid_to_short(id) AS code FROM links WHERE id = @id;
 
 -- name: GetLinksByIDs :many
 -- The cast makes @ids an array; without it sqlc makes it a single ID.
