@@ -1,7 +1,8 @@
 // Package bench compares pgid's ID types with peer libraries and with pgx's own
 // types, and, inside PostgreSQL, pgid's keys with the ones a team would pick
 // instead (BenchmarkPGKeys) and keys random within their millisecond
-// (BenchmarkDBLoad). It is a module of its own so that the peers and the
+// (BenchmarkDBLoad), and pgid's opaque public codes with Sqids and Hashids
+// (BenchmarkOpaque). It is a module of its own so that the peers and the
 // plotting library never enter the library's go.mod.
 //
 // docs/BENCHMARKS.md and its charts are written by the report command from

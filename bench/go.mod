@@ -12,6 +12,8 @@ require (
 	github.com/pgid/pgid v0.0.0-00010101000000-000000000000
 	github.com/rs/xid v1.6.0
 	github.com/segmentio/ksuid v1.0.4
+	github.com/speps/go-hashids/v2 v2.0.1
+	github.com/sqids/sqids-go v0.4.1
 	go.mongodb.org/mongo-driver/v2 v2.9.3
 	gonum.org/v1/plot v0.17.0
 )
