@@ -17,6 +17,7 @@ import (
 
 	"github.com/pgid/pgid/migrations"
 	"github.com/pgid/pgid/objectidtype"
+	"github.com/pgid/pgid/opaque"
 	"github.com/pgid/pgid/pgidpgx"
 	"github.com/pgid/pgid/sqlc"
 	"github.com/pgid/pgid/sqlc/pgxdb"
@@ -297,5 +298,46 @@ func TestReadmeSqlc(t *testing.T) {
 
 	if err != nil || len(events) != 1 || events[0].ID != id {
 		t.Fatalf("ListEventsInWindow: %v, %v", events, err)
+	}
+}
+
+// TestReadmeOpaque runs the README's opaque-codes block: a code made in Go,
+// read in Go, and the ID looked up with WHERE id = $1.
+func TestReadmeOpaque(t *testing.T) {
+	t.Setenv("PGID_OPAQUE_KEYS", "1:"+strings.Repeat("5a", 32)+"\n0:"+strings.Repeat("a5", 16))
+	ctx := context.Background()
+	conn := connect(t, newDB(t, true), pgx.QueryExecModeCacheStatement)
+	if _, err := conn.Exec(ctx, "CREATE TABLE links (id pgid.objectid PRIMARY KEY, url text)"); err != nil {
+		t.Fatal(err)
+	}
+	id, u := objectidtype.New(), ulidtype.New()
+	wantID, wantU := id, u
+	if _, err := conn.Exec(ctx, "INSERT INTO links VALUES ($1, 'https://example.com')", id); err != nil {
+		t.Fatal(err)
+	}
+
+	// PGID_OPAQUE_KEYS: lines of "ID:hex", current key first (pgid new-key)
+	cur, older, err := opaque.ParseKeys(os.Getenv("PGID_OPAQUE_KEYS"))
+	codec, err := opaque.NewCodec(cur, older...)
+
+	code := codec.ObjectIDCode(id) // 16 characters, Short()'s alphabet
+	id, err = codec.OpenObjectID(code)
+	ucode := codec.ULIDCode(u) // 26 Crockford characters
+	u, err = codec.OpenULID(ucode)
+
+	type link struct {
+		Code opaque.PublicObjectID `json:"code"` // marshals as its code
+	}
+	b, err := json.Marshal(link{Code: codec.PublicObjectID(id)})
+
+	if err != nil || len(older) != 1 || id != wantID || u != wantU {
+		t.Fatalf("%v: %s %s", err, id, u)
+	}
+	var url string
+	if err := conn.QueryRow(ctx, "SELECT url FROM links WHERE id = $1", id).Scan(&url); err != nil {
+		t.Fatal(err)
+	}
+	if string(b) != `{"code":"`+code+`"}` || len(code) != 16 || len(ucode) != 26 {
+		t.Errorf("JSON %s, code %q, ULID code %q", b, code, ucode)
 	}
 }
