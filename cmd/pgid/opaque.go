@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -112,23 +113,33 @@ func argsOrStdin(pos []string, stdin io.Reader) ([]string, error) {
 	return lines, sc.Err()
 }
 
+// codecAndInputs parses args with fs and returns the codec of --key-file
+// (or the environment) and the inputs, from the arguments or stdin.
+func codecAndInputs(e *env, fs *flag.FlagSet, args []string, keyFile *string, what string) (*opaque.Codec, []string, error) {
+	pos, err := parse(e, fs, args)
+	if err != nil {
+		return nil, nil, err
+	}
+	c, err := loadCodec(e, *keyFile)
+	if err != nil {
+		return nil, nil, err
+	}
+	if pos, err = argsOrStdin(pos, e.stdin); err != nil {
+		return nil, nil, err
+	}
+	if len(pos) == 0 {
+		return nil, nil, usagef("want %s as arguments or lines on stdin", what)
+	}
+	return c, pos, nil
+}
+
 func cmdSeal(_ context.Context, e *env, args []string) error {
 	fs := newFlags(e, "seal")
 	keyFile := fs.String("key-file", "", "the keys, lines of ID:hex (default $"+envKeys+")")
 	asJSON := fs.Bool("json", false, `print [{"input", "kind", "code"}]`)
-	pos, err := parse(e, fs, args)
+	c, pos, err := codecAndInputs(e, fs, args, keyFile, "IDs (ULID, UUID, ObjectId hex or short)")
 	if err != nil {
 		return err
-	}
-	c, err := loadCodec(e, *keyFile)
-	if err != nil {
-		return err
-	}
-	if pos, err = argsOrStdin(pos, e.stdin); err != nil {
-		return err
-	}
-	if len(pos) == 0 {
-		return usagef("want IDs (ULID, UUID, ObjectId hex or short) as arguments or lines on stdin")
 	}
 	type sealed struct {
 		Input string `json:"input"`
@@ -165,19 +176,9 @@ func cmdOpen(_ context.Context, e *env, args []string) error {
 	keyFile := fs.String("key-file", "", "the keys, lines of ID:hex (default $"+envKeys+")")
 	all := fs.Bool("candidates", false, "for an ObjectId code, print the ID under every key, current first (codes do not name their key)")
 	asJSON := fs.Bool("json", false, `print [{"code", "kind", "id", "candidates"}]`)
-	pos, err := parse(e, fs, codeArgs(args))
+	c, pos, err := codecAndInputs(e, fs, codeArgs(args), keyFile, "codes")
 	if err != nil {
 		return err
-	}
-	c, err := loadCodec(e, *keyFile)
-	if err != nil {
-		return err
-	}
-	if pos, err = argsOrStdin(pos, e.stdin); err != nil {
-		return err
-	}
-	if len(pos) == 0 {
-		return usagef("want codes as arguments or lines on stdin")
 	}
 	type opened struct {
 		Code       string   `json:"code"`
