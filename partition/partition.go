@@ -32,6 +32,7 @@ package partition
 import (
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -199,13 +200,57 @@ func (s Span) String() string {
 	return fmt.Sprintf("Span{Months: %d, Duration: %s}", s.Months, s.Duration)
 }
 
-// ParseSpan reads a width or retention: "hour", "day", "week", "month",
-// "year"; a count and a unit, "90d", "2w", "3months" (also "3mo", "3 months",
-// "1y"); or a Go duration such as "6h" or "90m". It checks that the result
-// is positive and a whole number of seconds; the server checks again.
+// Limits of a [Span], the same in Go, the CLI and SQL (pgid.partition_span):
+// at most MaxSpanMonths months (1,000 years), or at most MaxSpanSeconds
+// seconds (the longest time.Duration of whole seconds, about 292 years).
+const (
+	MaxSpanMonths  = 12000
+	MaxSpanSeconds = math.MaxInt64 / int64(time.Second)
+)
+
+// spanUnits are the units [ParseSpan] reads after a count, each with one
+// meaning: lower case only, so "M" (a month to some tools, a minute to
+// others) is refused rather than guessed.
+var spanUnits = map[string]struct {
+	months  int64         // whole months per unit, or
+	seconds time.Duration // a fixed duration per unit
+}{
+	"s": {seconds: time.Second}, "sec": {seconds: time.Second}, "secs": {seconds: time.Second},
+	"second": {seconds: time.Second}, "seconds": {seconds: time.Second},
+	"m": {seconds: time.Minute}, "min": {seconds: time.Minute}, "mins": {seconds: time.Minute},
+	"minute": {seconds: time.Minute}, "minutes": {seconds: time.Minute},
+	"h": {seconds: time.Hour}, "hour": {seconds: time.Hour}, "hours": {seconds: time.Hour},
+	"d": {seconds: 24 * time.Hour}, "day": {seconds: 24 * time.Hour}, "days": {seconds: 24 * time.Hour},
+	"w": {seconds: 7 * 24 * time.Hour}, "week": {seconds: 7 * 24 * time.Hour}, "weeks": {seconds: 7 * 24 * time.Hour},
+	"mo": {months: 1}, "month": {months: 1}, "months": {months: 1},
+	"y": {months: 12}, "year": {months: 12}, "years": {months: 12},
+}
+
+// spanWant lists what [ParseSpan] accepts, for its error messages.
+const spanWant = "want hour, day, week, month or year; a count and a unit, s, m (minutes), h, d, w, mo (months) or y, " +
+	"or second(s), minute(s), hour(s), day(s), week(s), month(s), year(s), lower case; or a Go duration like 1h30m"
+
+// ParseSpan reads a width or retention, strictly: each unit means one
+// thing, and anything else is refused with [ErrPlan] and a message listing
+// what is accepted.
+//
+//   - "hour", "day", "week", "month", "year" (also "hourly", "daily",
+//     "weekly", "monthly", "yearly"), in any case;
+//   - a positive count and a lower-case unit, with at most one space
+//     between them: "90d", "2w", "3months", "3 mo", "1y", "6h", "90m"
+//     (m is minutes, mo months; "M" is refused);
+//   - a Go duration as [time.ParseDuration] reads it, not lower-cased:
+//     "1h30m", "6h0m0s".
+//
+// The result is checked before any conversion: a positive whole number of
+// seconds up to [MaxSpanSeconds], or whole months up to [MaxSpanMonths].
+// [Span.String] writes a form ParseSpan reads back to the same Span.
 func ParseSpan(s string) (Span, error) {
-	in := strings.ToLower(strings.ReplaceAll(strings.TrimSpace(s), " ", ""))
-	switch in {
+	in := strings.TrimSpace(s)
+	bad := func(format string, args ...any) (Span, error) {
+		return Span{}, fmt.Errorf("%w: span %q: %s; %s", ErrPlan, s, fmt.Sprintf(format, args...), spanWant)
+	}
+	switch strings.ToLower(in) {
 	case "hour", "hourly":
 		return Hour, nil
 	case "day", "daily":
@@ -221,48 +266,81 @@ func ParseSpan(s string) (Span, error) {
 	for i < len(in) && in[i] >= '0' && in[i] <= '9' {
 		i++
 	}
-	n, err := strconv.Atoi(in[:i])
-	var sp Span
-	if i > 0 && err == nil && n > 0 {
-		switch in[i:] {
-		case "d", "day", "days":
-			sp = Span{Duration: time.Duration(n) * Day.Duration}
-		case "w", "week", "weeks":
-			sp = Span{Duration: time.Duration(n) * Week.Duration}
-		case "mo", "mon", "month", "months":
-			sp = Span{Months: n}
-		case "y", "year", "years":
-			sp = Span{Months: 12 * n}
-		}
+	unit := strings.TrimPrefix(in[i:], " ")
+	letters := unit != ""
+	for _, c := range []byte(unit) {
+		letters = letters && (c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z')
 	}
-	if sp.IsZero() {
+	// Go's sub-second units are left to time.ParseDuration.
+	counted := i > 0 && letters && unit != "ms" && unit != "us" && unit != "ns"
+	var sp Span
+	switch {
+	case counted:
+		u, ok := spanUnits[unit]
+		if !ok {
+			return bad("unknown unit %q", unit)
+		}
+		n, err := strconv.ParseInt(in[:i], 10, 64)
+		if err != nil {
+			return bad("count %s is too large", in[:i])
+		}
+		if n == 0 {
+			return bad("not positive")
+		}
+		if u.months > 0 {
+			if n > MaxSpanMonths/u.months {
+				return bad("%d %s is more than %d months", n, unit, MaxSpanMonths)
+			}
+			sp = Span{Months: int(n * u.months)}
+		} else {
+			if n > MaxSpanSeconds/int64(u.seconds/time.Second) {
+				return bad("%d %s is more than %d seconds", n, unit, MaxSpanSeconds)
+			}
+			sp = Span{Duration: time.Duration(n) * u.seconds}
+		}
+	default:
 		d, err := time.ParseDuration(in)
 		if err != nil {
-			return Span{}, fmt.Errorf("%w: span %q: want day, week, month, year, Nd, Nw, Nmonths, Ny or a duration like 6h", ErrPlan, s)
+			if in == "" {
+				return bad("empty")
+			}
+			return bad("not a count and a unit, nor a Go duration")
 		}
 		sp = Span{Duration: d}
 	}
-	if err := sp.check("span"); err != nil {
-		return Span{}, err
+	if p := sp.problem(); p != "" {
+		return bad("%s", p)
 	}
 	return sp, nil
 }
 
-// check reports an invalid width or retention.
+// check reports an invalid width or retention: not positive, months mixed
+// with a duration, not whole seconds, or over the limits.
 func (s Span) check(what string) error {
-	switch {
-	case s.Months < 0 || s.Duration < 0 || s.IsZero():
-		return fmt.Errorf("%w: %s %s is not positive", ErrPlan, what, s)
-	case s.Months > 0 && s.Duration != 0:
-		return fmt.Errorf("%w: %s mixes months (%d) with a duration (%s)", ErrPlan, what, s.Months, s.Duration)
-	case s.Duration%time.Second != 0:
-		return fmt.Errorf("%w: %s %s is not a whole number of seconds", ErrPlan, what, s.Duration)
+	if p := s.problem(); p != "" {
+		return fmt.Errorf("%w: %s %s", ErrPlan, what, p)
 	}
 	return nil
 }
 
+// problem says what is wrong with s, or "".
+func (s Span) problem() string {
+	switch {
+	case s.Months < 0 || s.Duration < 0 || s.IsZero():
+		return s.String() + " is not positive"
+	case s.Months > 0 && s.Duration != 0:
+		return fmt.Sprintf("mixes months (%d) with a duration (%s)", s.Months, s.Duration)
+	case s.Months > MaxSpanMonths:
+		return fmt.Sprintf("of %d months is more than %d months", s.Months, MaxSpanMonths)
+	case s.Duration%time.Second != 0:
+		return s.Duration.String() + " is not a whole number of seconds"
+	}
+	return ""
+}
+
 // interval returns s as a PostgreSQL interval: months, or microseconds (no
-// days field, so the server sees a fixed duration).
+// days field, so the server sees a fixed duration). s must have passed
+// check, so the months fit an int32.
 func (s Span) interval() pgtype.Interval {
 	return pgtype.Interval{Months: int32(s.Months), Microseconds: s.Duration.Microseconds(), Valid: true}
 }
