@@ -66,6 +66,11 @@ var (
 	// ErrPlan: the plan is invalid (PGI06, or found in Go before asking
 	// the server).
 	ErrPlan = errors.New("partition: invalid plan")
+	// ErrKept: [Ensure] made what it had to make, but could not retire
+	// some expired partitions; [Report.Kept] says which and why (the
+	// message says it too). SQL reports them as action 'kept' with a
+	// WARNING of SQLSTATE PGI07.
+	ErrKept = errors.New("partition: expired partitions kept")
 )
 
 // sqlStates maps the SQLSTATEs of 004_partitions.sql to the errors above.
@@ -88,12 +93,21 @@ type Error struct {
 }
 
 // Error returns the server's message, which names the table and, where it
-// applies, the range.
+// applies, the range, with its DETAIL and HINT.
 func (e *Error) Error() string {
-	if e.PG.Hint != "" {
-		return e.PG.Message + " (hint: " + e.PG.Hint + ")"
+	return e.PG.Message + detailHint(e.PG.Detail, e.PG.Hint)
+}
+
+// detailHint formats a server's DETAIL and HINT to follow a message.
+func detailHint(detail, hint string) string {
+	s := ""
+	if detail != "" {
+		s += " (detail: " + strings.ReplaceAll(detail, "\n", "; ") + ")"
 	}
-	return e.PG.Message
+	if hint != "" {
+		s += " (hint: " + hint + ")"
+	}
+	return s
 }
 
 // Unwrap returns the sentinel and the *pgconn.PgError.
@@ -108,8 +122,9 @@ func wrap(what string, err error) error {
 			return &Error{Kind: kind, PG: pg}
 		}
 		if pg.Code == "42883" && strings.Contains(pg.Message, "pgid.") {
-			return fmt.Errorf("partition: %s: %w (are the pgid migrations applied? 004_partitions.sql is needed)", what, err)
+			return fmt.Errorf("partition: %s: %w (are the pgid migrations applied? 004_partitions.sql and 006_partition_safety.sql are needed)", what, err)
 		}
+		return fmt.Errorf("partition: %s: %w%s", what, err, detailHint(pg.Detail, pg.Hint))
 	}
 	return fmt.Errorf("partition: %s: %w", what, err)
 }
@@ -419,8 +434,17 @@ type Plan struct {
 	// DetachConcurrentlyThenDrop.
 	Retire Retire
 	// Now is the time the current partition holds; zero means the
-	// server's now(). Set it to prepare partitions for a backfill.
+	// server's now(). Set it to prepare partitions for a backfill. It is
+	// also the retention clock unless RetainAt is set.
 	Now time.Time
+	// RetainAt, if not zero, is the time retention counts back from (the
+	// cut is RetainAt - Retain) instead of Now: set Now ahead to prepare
+	// partitions for a new width and leave the retention on the real
+	// clock (docs/PARTITIONING.md, "Changing the width").
+	RetainAt time.Time
+	// DryRun makes Ensure change nothing and report what it would create,
+	// detach, drop and keep ([Report.DryRun]).
+	DryRun bool
 }
 
 // check reports an invalid plan before anything reaches the server.
@@ -467,14 +491,59 @@ type Partition struct {
 	RowEstimate int64
 }
 
-// Report is what [Ensure] did, each list in the order it happened.
+// Report is what [Ensure] did, each list in the order it happened, and what
+// it could not do.
 type Report struct {
 	Created  []Partition
 	Detached []Partition // also filled for DetachConcurrentlyThenDrop, before Dropped
 	Dropped  []Partition
+	// Kept are the expired partitions Ensure could not retire, with the
+	// reason; they are reported on every run until the reason is gone.
+	Kept []Kept
+	// Default is the DEFAULT partition, if the parent has one, with the
+	// rows it holds.
+	Default DefaultRows
+	// DryRun is true if the plan was a dry run: the lists say what Ensure
+	// would have done, and nothing was changed.
+	DryRun bool
 }
 
-// Empty reports whether Ensure changed nothing.
+// Empty reports whether Ensure changed nothing and has nothing to report:
+// no partition created, detached, dropped or kept, no row in the DEFAULT
+// partition.
 func (r Report) Empty() bool {
-	return len(r.Created) == 0 && len(r.Detached) == 0 && len(r.Dropped) == 0
+	return len(r.Created) == 0 && len(r.Detached) == 0 && len(r.Dropped) == 0 && len(r.Kept) == 0 && r.Default.Rows == 0
+}
+
+// Kept is an expired partition that [Ensure] could not retire.
+type Kept struct {
+	Partition
+	// Reason says why, e.g. "it is still referenced: 1 rows of
+	// public.event_tags reference it through event_tags_event_id_fkey (ON
+	// DELETE NO ACTION)", or the server's error message.
+	Reason string
+	// Detail and Hint are the server's DETAIL and HINT, if any.
+	Detail, Hint string
+	// Constraint names the constraint(s) that kept it, if any.
+	Constraint string
+}
+
+// String describes k in one line: name, range, reason, detail and hint.
+func (k Kept) String() string {
+	return fmt.Sprintf("%s [%s, %s) kept: %s%s", k.Name, k.Lower.Format(time.RFC3339), k.Upper.Format(time.RFC3339),
+		k.Reason, detailHint(k.Detail, k.Hint))
+}
+
+// DefaultRows describes the DEFAULT partition of a parent.
+type DefaultRows struct {
+	// Name is the DEFAULT partition's schema-qualified name, "" if the
+	// parent has none.
+	Name string
+	// Rows is how many rows it holds: rows inserted while their partition
+	// was missing. Retention never touches them, and they stop the
+	// creation of their range (ErrDefaultHasRows) until moved.
+	Rows int64
+	// Oldest and Newest are the times of its oldest and newest IDs (zero
+	// when it is empty).
+	Oldest, Newest time.Time
 }
