@@ -35,7 +35,7 @@ const schemaLatest = 6
 
 // pgidAllFunctions adds the partition functions of 004 and 006
 // (partition_test.go checks them).
-const pgidAllFunctions = pgidFunctions + 11
+const pgidAllFunctions = pgidFunctions + 12
 
 func pgidObjects(t *testing.T, conn *pgx.Conn) (types, funcs int) {
 	t.Helper()

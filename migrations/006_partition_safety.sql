@@ -98,6 +98,68 @@ $$;
 COMMENT ON FUNCTION pgid.partition_span(text, interval) IS
   'Months and seconds of a partition width or retention, with Go partition.ParseSpan''s rules: positive, whole months (at most 12000) or whole seconds (at most 9223372036), never both; SQLSTATE PGI06 otherwise.';
 
+-- pgid.partition_ddl_lock: take, for the rest of the transaction, the
+-- locks that creating, detaching or dropping a partition of parent needs:
+-- SHARE ROW EXCLUSIVE on every table with a foreign key to parent, ACCESS
+-- EXCLUSIVE on parent (ONLY), on its DEFAULT partition and on part, if
+-- given. All or none: each try waits at most 100 ms per lock (its own
+-- lock_timeout, restored on exit), and a try that times out gives back what
+-- it took (a subtransaction) and tries again after a short random pause,
+-- at most 150 times (SQLSTATE 55P03 then). Without it, creating a partition
+-- deadlocks with a writer that inserts into a referencing table and the
+-- parent in one statement (its locks come in the other order), and the
+-- deadlock detector aborts one of them, possibly the writer; a queued
+-- ACCESS EXCLUSIVE request also stalls every writer behind it for as long as
+-- it waits.
+CREATE OR REPLACE FUNCTION pgid.partition_ddl_lock(parent regclass, part regclass DEFAULT NULL) RETURNS void
+LANGUAGE plpgsql VOLATILE
+SET search_path = pg_catalog, pg_temp
+SET standard_conforming_strings = on
+SET DateStyle = 'ISO, YMD'
+SET IntervalStyle = postgres
+SET TimeZone = 'UTC'
+SET bytea_output = hex
+SET lock_timeout = '100ms' AS $$
+DECLARE
+  refs regclass[];
+  def regclass;
+  r regclass;
+  attempt integer := 0;
+BEGIN
+  SELECT coalesce(array_agg(s.rel ORDER BY s.rel::oid), '{}') INTO refs
+  FROM (SELECT DISTINCT c.conrelid::regclass AS rel FROM pg_constraint c
+        WHERE c.contype = 'f' AND c.confrelid = parent AND c.conparentid = 0 AND c.conrelid <> parent) s;
+  SELECT i.inhrelid::regclass INTO def FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+  WHERE i.inhparent = parent AND pg_get_expr(c.relpartbound, c.oid) = 'DEFAULT';
+  LOOP
+    BEGIN
+      FOREACH r IN ARRAY refs LOOP
+        EXECUTE format('LOCK TABLE %s IN SHARE ROW EXCLUSIVE MODE', r);
+      END LOOP;
+      EXECUTE format('LOCK TABLE ONLY %s IN ACCESS EXCLUSIVE MODE', parent);
+      IF def IS NOT NULL THEN
+        EXECUTE format('LOCK TABLE ONLY %s IN ACCESS EXCLUSIVE MODE', def);
+      END IF;
+      IF part IS NOT NULL THEN
+        EXECUTE format('LOCK TABLE %s IN ACCESS EXCLUSIVE MODE', part);
+      END IF;
+      RETURN;
+    EXCEPTION WHEN lock_not_available THEN
+      attempt := attempt + 1;
+      IF attempt >= 150 THEN
+        RAISE EXCEPTION USING ERRCODE = 'lock_not_available',
+          MESSAGE = format('pgid: could not lock %s and the tables that reference it in %s tries of 100 ms', parent, attempt),
+          HINT = 'A long transaction holds a lock on one of them; the next run tries again.';
+      END IF;
+      PERFORM pg_sleep(0.01 + random() * 0.05);
+    END;
+  END LOOP;
+END
+$$;
+
+COMMENT ON FUNCTION pgid.partition_ddl_lock(regclass, regclass) IS
+  'Take all or none of the locks partition DDL on parent needs (tables referencing it, parent, its DEFAULT partition, part), each try waiting at most 100 ms, so the DDL never deadlocks with writers nor stalls them behind a long queued lock; SQLSTATE 55P03 after 150 tries.';
+
 -- pgid.default_partition_rows: the DEFAULT partition of parent, if it has
 -- one: its row count and the times of its oldest and newest IDs (index
 -- probes when the key is indexed). No row without a DEFAULT partition.
@@ -296,6 +358,9 @@ BEGIN
   END IF;
 
   BEGIN
+    IF retire <> 'prepare' THEN
+      PERFORM pgid.partition_ddl_lock(parent, rel);
+    END IF;
     FOREACH cond IN ARRAY acting_sql LOOP
       EXECUTE cond;
     END LOOP;
@@ -368,6 +433,7 @@ DECLARE
   j integer;
   found_j integer;
   r record;
+  locked boolean := false;
 BEGIN
   IF parent IS NULL OR every IS NULL OR ahead IS NULL OR retire IS NULL OR at IS NULL THEN
     RAISE EXCEPTION USING ERRCODE = 'PGI06',
@@ -459,6 +525,10 @@ BEGIN
             HINT = 'Move them in one transaction: detach the default partition, create the partition, INSERT the rows back through the parent, reattach (docs/PARTITIONING.md, "Rows in the DEFAULT partition").';
         END IF;
       END IF;
+      IF NOT locked THEN
+        PERFORM pgid.partition_ddl_lock(parent);
+        locked := true;
+      END IF;
       EXECUTE format('create table %I.%I partition of %s for values from (%L) to (%L)',
                      nsp, name_, parent, lo, hi);
       action := 'created';
@@ -513,6 +583,7 @@ COMMENT ON FUNCTION pgid.ensure_partitions(regclass, interval, integer, interval
   'Create the partitions of parent (BY RANGE on a pgid ID) of width every for the period holding at and ahead more; then retire (drop, detach or none) those older than at - retain with pgid.retire_partition, reporting those it keeps (action kept, WARNING PGI07) and rows in the DEFAULT partition (action default, WARNING PGI08). Serialised per parent by an advisory lock.';
 
 GRANT EXECUTE ON FUNCTION pgid.partition_span(text, interval), pgid.default_partition_rows(regclass),
+  pgid.partition_ddl_lock(regclass, regclass),
   pgid.retire_partition(regclass, text, interval, text, timestamptz, boolean) TO PUBLIC;
 
 ---- create above / drop below ----
@@ -673,6 +744,7 @@ COMMENT ON FUNCTION pgid.ensure_partitions(regclass, interval, integer, interval
 
 DROP FUNCTION IF EXISTS pgid.retire_partition(regclass, text, interval, text, timestamptz, boolean);
 DROP FUNCTION IF EXISTS pgid.default_partition_rows(regclass);
+DROP FUNCTION IF EXISTS pgid.partition_ddl_lock(regclass, regclass);
 DROP FUNCTION IF EXISTS pgid.partition_span(text, interval);
 
 ALTER FUNCTION pgid.partition_width(interval)
