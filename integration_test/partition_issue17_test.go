@@ -2,11 +2,17 @@ package integration_test
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	_ "github.com/jackc/pgx/v5/stdlib"
+	_ "github.com/lib/pq"
 
 	"github.com/pgid/pgid/objectidtype"
 	"github.com/pgid/pgid/partition"
@@ -55,6 +61,11 @@ func TestPartitionIssue17ForeignKey(t *testing.T) {
 		rep, err = partition.Ensure(ctx, conn, plan)
 		if names(rep.Created) != "public."+ev+"_p20261108" {
 			t.Errorf("%s on the 5th: created %s (err %v), want the 8th despite the kept partition", ev, names(rep.Created), err)
+		}
+		if !errors.Is(err, partition.ErrKept) || len(rep.Kept) != 1 || rep.Kept[0].Name != "public."+ev+"_p20261102" ||
+			rep.Kept[0].Constraint != tags+"_event_id_fkey" ||
+			!strings.Contains(rep.Kept[0].Reason, "1 rows of public."+tags+" reference it through "+tags+"_event_id_fkey (ON DELETE NO ACTION)") {
+			t.Errorf("%s on the 5th: kept %+v, %v; want the 2nd kept for %s_event_id_fkey", ev, rep.Kept, err, tags)
 		}
 		if _, err := conn.Exec(ctx, "INSERT INTO "+ev+" VALUES ($1, 'c')", c.at(day(8, time.Hour))); err != nil {
 			t.Errorf("%s: insert on the 8th: %v", ev, err)
@@ -121,4 +132,163 @@ func connectWith(t testing.TB, dsn string, params map[string]string) *pgx.Conn {
 	}
 	t.Cleanup(func() { conn.Close(context.Background()) })
 	return conn
+}
+
+// Retention with foreign keys acts as a DELETE of the expired rows would:
+// ON DELETE CASCADE deletes the referencing rows, SET NULL and SET DEFAULT
+// set them, RESTRICT (like NO ACTION) keeps the partition and reports it
+// with the constraint. A dry run reports the same and changes nothing;
+// Detach and DetachConcurrentlyThenDrop work with foreign keys too.
+func TestPartitionForeignKeyActions(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	conn := connect(t, newDB(t, true), pgx.QueryExecModeCacheStatement)
+	ev := func(d int) ulidtype.ULID { return ulidtype.MinAt(day(d, time.Hour)) }
+	mustExec(t, conn, `CREATE TABLE fa (id pgid.ulid PRIMARY KEY) PARTITION BY RANGE (id);
+		SELECT pgid.ensure_partitions('fa', '1 day', 4, at => '2026-11-01Z')`)
+	mustExec(t, conn, "INSERT INTO fa VALUES ($1), ($2), ($3), ($4)", ev(1), ev(2), ev(3), ev(4))
+	mustExec(t, conn, `CREATE TABLE fa_tags (id pgid.ulid REFERENCES fa ON DELETE CASCADE);
+		CREATE TABLE fa_nulls (k int, id pgid.ulid REFERENCES fa ON DELETE SET NULL);
+		CREATE TABLE fa_defaults (k int, id pgid.ulid DEFAULT '`+ev(4).UUIDString()+`' REFERENCES fa ON DELETE SET DEFAULT);
+		CREATE TABLE fa_restrict (id pgid.ulid REFERENCES fa ON DELETE RESTRICT)`)
+	mustExec(t, conn, "INSERT INTO fa_tags VALUES ($1), ($1), ($2)", ev(1), ev(3))
+	mustExec(t, conn, "INSERT INTO fa_nulls VALUES (1, $1)", ev(1))
+	mustExec(t, conn, "INSERT INTO fa_defaults VALUES (1, $1)", ev(1))
+	mustExec(t, conn, "INSERT INTO fa_restrict VALUES ($1)", ev(2))
+
+	state := func() string {
+		var s string
+		if err := conn.QueryRow(ctx, `SELECT format('%s partitions; tags %s; nulls %s; defaults %s',
+			(SELECT count(*) FROM pg_inherits WHERE inhparent = 'fa'::regclass),
+			(SELECT count(*) FROM fa_tags), (SELECT count(id) FROM fa_nulls),
+			(SELECT string_agg(pgid.ulid_to_text(id), ',') FROM fa_defaults))`).Scan(&s); err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	before := state()
+	plan := partition.Plan{Parent: "fa", Every: partition.Day, Ahead: 1, Now: day(5, 0),
+		Retain: partition.Span{Duration: 2 * 24 * time.Hour}, DryRun: true}
+	check := func(rep partition.Report, err error) {
+		t.Helper()
+		if !errors.Is(err, partition.ErrKept) || !strings.Contains(err.Error(), "fa_restrict_id_fkey (ON DELETE RESTRICT)") {
+			t.Errorf("error %v, want ErrKept naming fa_restrict_id_fkey", err)
+		}
+		if names(rep.Dropped) != "public.fa_p20261101" || len(rep.Kept) != 1 || rep.Kept[0].Name != "public.fa_p20261102" ||
+			rep.Kept[0].Constraint != "fa_restrict_id_fkey" || !strings.Contains(rep.Kept[0].Hint, "referencing rows") {
+			t.Errorf("dropped %s, kept %+v", names(rep.Dropped), rep.Kept)
+		}
+		if names(rep.Created) != "public.fa_p20261106" {
+			t.Errorf("created %s", names(rep.Created))
+		}
+	}
+	rep, err := partition.Ensure(ctx, conn, plan)
+	check(rep, err)
+	if !rep.DryRun || state() != before {
+		t.Errorf("dry run changed %s into %s (DryRun %v)", before, state(), rep.DryRun)
+	}
+	plan.DryRun = false
+	rep, err = partition.Ensure(ctx, conn, plan)
+	check(rep, err)
+	if got, want := state(), "5 partitions; tags 1; nulls 0; defaults "+ev(4).String(); got != want {
+		t.Errorf("after retention: %s, want %s", got, want)
+	}
+	// Every run reports it again; once the reference is gone, a plain
+	// detach takes it.
+	if _, err := partition.Ensure(ctx, conn, plan); !errors.Is(err, partition.ErrKept) {
+		t.Errorf("second run: %v, want ErrKept again", err)
+	}
+	mustExec(t, conn, "DELETE FROM fa_restrict")
+	plan.Retire = partition.Detach
+	if rep, err = partition.Ensure(ctx, conn, plan); err != nil || names(rep.Detached) != "public.fa_p20261102" {
+		t.Errorf("detach after the reference went: detached %s, %v", names(rep.Detached), err)
+	}
+	// The concurrent detach (no DEFAULT partition here), then a drop, with
+	// a cascading tag on the 3rd.
+	plan.Retire, plan.Now = partition.DetachConcurrentlyThenDrop, day(6, 0)
+	if rep, err = partition.Ensure(ctx, conn, plan); err != nil || names(rep.Dropped) != "public.fa_p20261103" || names(rep.Detached) != "public.fa_p20261103" {
+		t.Errorf("detach concurrently: detached %s, dropped %s, %v", names(rep.Detached), names(rep.Dropped), err)
+	}
+	if got, want := state(), "4 partitions; tags 0; nulls 0; defaults "+ev(4).String(); got != want {
+		t.Errorf("after the concurrent detach: %s, want %s", got, want)
+	}
+}
+
+// Ensure, List and Expired take a *pgx.Conn, a *pgxpool.Pool, a *sql.DB
+// and a *sql.Conn over pgx's stdlib; another database/sql driver and a nil
+// connection are refused with ErrPlan.
+func TestPartitionDB(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dsn := newDB(t, true)
+	conn := connect(t, dsn, pgx.QueryExecModeCacheStatement)
+	mustExec(t, conn, "CREATE TABLE dbs (id pgid.objectid PRIMARY KEY) PARTITION BY RANGE (id)")
+	pool, err := pgxpool.New(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	sdb, err := sql.Open("pgx", dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sdb.Close()
+	sconn, err := sdb.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sconn.Close()
+	retain := partition.Span{Duration: 24 * time.Hour}
+	// Each call makes the next day's partition and retires the one before.
+	step := func(name string, d int, ensure func(partition.Plan) (partition.Report, error),
+		list func() ([]partition.Partition, error), expired func(time.Time) ([]partition.Partition, error)) {
+		t.Helper()
+		rep, err := ensure(partition.Plan{Parent: "dbs", Every: partition.Day, Now: day(d, 0), Retain: retain})
+		if err != nil || len(rep.Created) != 1 || !rep.Created[0].Lower.Equal(day(d, 0)) {
+			t.Errorf("%s: Ensure: created %s, %v", name, names(rep.Created), err)
+		}
+		parts, err := list()
+		if err != nil || len(parts) == 0 || !parts[len(parts)-1].Lower.Equal(day(d, 0)) {
+			t.Errorf("%s: List: %v, %v", name, parts, err)
+		}
+		// At d+2 with a day's retention, the partitions up to day d have
+		// expired; the one of day d-1 was too young when Ensure ran at d.
+		exp, err := expired(day(d+2, 0))
+		if err != nil || len(exp) == 0 || !exp[len(exp)-1].Lower.Equal(day(d, 0)) {
+			t.Errorf("%s: Expired: %v, %v", name, exp, err)
+		}
+	}
+	step("*pgx.Conn", 10, func(p partition.Plan) (partition.Report, error) { return partition.Ensure(ctx, conn, p) },
+		func() ([]partition.Partition, error) { return partition.List(ctx, conn, "dbs") },
+		func(at time.Time) ([]partition.Partition, error) {
+			return partition.Expired(ctx, conn, "dbs", retain, at)
+		})
+	step("*pgxpool.Pool", 11, func(p partition.Plan) (partition.Report, error) { return partition.Ensure(ctx, pool, p) },
+		func() ([]partition.Partition, error) { return partition.List(ctx, pool, "dbs") },
+		func(at time.Time) ([]partition.Partition, error) {
+			return partition.Expired(ctx, pool, "dbs", retain, at)
+		})
+	step("*sql.DB", 12, func(p partition.Plan) (partition.Report, error) { return partition.Ensure(ctx, sdb, p) },
+		func() ([]partition.Partition, error) { return partition.List(ctx, sdb, "dbs") },
+		func(at time.Time) ([]partition.Partition, error) {
+			return partition.Expired(ctx, sdb, "dbs", retain, at)
+		})
+	step("*sql.Conn", 13, func(p partition.Plan) (partition.Report, error) { return partition.Ensure(ctx, sconn, p) },
+		func() ([]partition.Partition, error) { return partition.List(ctx, sconn, "dbs") },
+		func(at time.Time) ([]partition.Partition, error) {
+			return partition.Expired(ctx, sconn, "dbs", retain, at)
+		})
+
+	pq, err := sql.Open("postgres", dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pq.Close()
+	if _, err := partition.List(ctx, pq, "dbs"); !errors.Is(err, partition.ErrPlan) || !strings.Contains(err.Error(), "needs pgx's driver") {
+		t.Errorf("List over lib/pq: %v, want ErrPlan", err)
+	}
+	var nilPool *pgxpool.Pool
+	if _, err := partition.Ensure(ctx, nilPool, partition.Plan{Parent: "dbs", Every: partition.Day}); !errors.Is(err, partition.ErrPlan) {
+		t.Errorf("Ensure with a nil pool: %v, want ErrPlan", err)
+	}
 }

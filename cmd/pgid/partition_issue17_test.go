@@ -65,3 +65,69 @@ func TestPartitionIssue17Spans(t *testing.T) {
 			n, parts("daily"), dailyParts, parts("monthly"), monthlyParts)
 	}
 }
+
+// partition ensure with a partition a NO ACTION foreign key holds: the
+// partitions ahead are created, the held one is printed as kept, and the
+// exit status is 1 with the reason and PostgreSQL's hint on stderr.
+// --dry-run prints the same plan and changes nothing. Rows in the DEFAULT
+// partition are printed and fail the run too.
+func TestPartitionKeptAndDryRun(t *testing.T) {
+	dsn := scratchDB(t)
+	mustRun(t, "migrate", "--database-url", dsn)
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, `CREATE TABLE events (id pgid.ulid PRIMARY KEY) PARTITION BY RANGE (id);
+		CREATE TABLE event_tags (event_id pgid.ulid NOT NULL REFERENCES events (id), tag text NOT NULL);
+		SELECT pgid.ensure_partitions('events', '1 day', 3, at => '2026-11-01Z');
+		INSERT INTO events VALUES (pgid.ulid_min_at('2026-11-01 10:00Z')), (pgid.ulid_min_at('2026-11-02 10:00Z'));
+		INSERT INTO event_tags VALUES (pgid.ulid_min_at('2026-11-02 10:00Z'), 'x')`); err != nil {
+		t.Fatal(err)
+	}
+	parts := func() int {
+		var n int
+		if err := conn.QueryRow(ctx, "SELECT count(*) FROM pg_inherits WHERE inhparent = 'events'::regclass").Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	args := []string{"partition", "ensure", "--database-url", dsn, "--table", "events", "--every", "day", "--ahead", "3",
+		"--retain", "2d", "--at", "2026-11-05T00:00:00Z"}
+	code, out, errOut := runCLI(t, append(args, "--dry-run")...)
+	for _, want := range []string{"would be created public.events_p20261105", "would be created public.events_p20261108",
+		"would be dropped public.events_p20261101", "would be kept public.events_p20261102"} {
+		if !strings.Contains(strings.Join(strings.Fields(out), " "), want) {
+			t.Errorf("--dry-run output lacks %q:\n%s", want, out)
+		}
+	}
+	if code != 1 || parts() != 4 {
+		t.Errorf("--dry-run: exit %d (want 1: a partition would be kept), %d partitions (want the 4 it had)", code, parts())
+	}
+	code, out, errOut = runCLI(t, args...)
+	if code != 1 || !strings.Contains(out, "created   public.events_p20261108") || !strings.Contains(out, "dropped   public.events_p20261101") ||
+		!strings.Contains(out, "kept      public.events_p20261102") {
+		t.Errorf("exit %d, stdout:\n%s", code, out)
+	}
+	for _, want := range []string{"1 rows of public.event_tags reference it through event_tags_event_id_fkey (ON DELETE NO ACTION)", "(hint: Delete or re-point"} {
+		if !strings.Contains(errOut, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, errOut)
+		}
+	}
+	if parts() != 7 { // the 2nd to the 8th, without the 1st
+		t.Errorf("%d partitions after the run, want 7", parts())
+	}
+
+	// Rows in a DEFAULT partition: printed, exit 1.
+	if _, err := conn.Exec(ctx, `DELETE FROM event_tags; CREATE TABLE events_default PARTITION OF events DEFAULT;
+		INSERT INTO events VALUES (pgid.ulid_min_at('2026-12-24 10:00Z'))`); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut = runCLI(t, args...)
+	if code != 1 || !strings.Contains(out, "default   public.events_default  1 rows made from 2026-12-24T10:00:00.000Z") ||
+		!strings.Contains(errOut, "the DEFAULT partition public.events_default holds 1 rows") {
+		t.Errorf("DEFAULT rows: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+}
