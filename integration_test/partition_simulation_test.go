@@ -3,6 +3,7 @@ package integration_test
 import (
 	"context"
 	"fmt"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -48,29 +49,7 @@ func simulate(t *testing.T, kind partition.Kind) {
 	ctx := context.Background()
 	dsn := newDB(t, true)
 	conn := connect(t, dsn, pgx.QueryExecModeCacheStatement)
-	typ, gen := "pgid.ulid", "pgid.gen_ulid()"
-	if kind == partition.ObjectID {
-		typ, gen = "pgid.objectid", "pgid.gen_objectid()"
-	}
-	// The worked example's schema (docs/PARTITIONING.md), with the DEFAULT
-	// partition and the NO ACTION reference of the simulation.
-	mustExec(t, conn, fmt.Sprintf(`
-		CREATE TABLE events (
-		  id      %[1]s PRIMARY KEY DEFAULT %[2]s,
-		  kind    text NOT NULL,
-		  payload jsonb
-		) PARTITION BY RANGE (id);
-		CREATE TABLE events_default PARTITION OF events DEFAULT;
-		CREATE TABLE event_tags (
-		  event_id %[1]s NOT NULL REFERENCES events (id) ON DELETE CASCADE,
-		  tag      text NOT NULL
-		);
-		CREATE INDEX ON event_tags (event_id);
-		CREATE TABLE event_notes (
-		  event_id %[1]s NOT NULL REFERENCES events (id),   -- NO ACTION
-		  note     text NOT NULL
-		);`, typ, gen))
-
+	mustExec(t, conn, workedExample(t, kind))
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	dayOf := func(d int) time.Time { return start.AddDate(0, 0, d) }
 	plan := partition.Plan{Parent: "events", Kind: kind, Every: partition.Day, Ahead: simAhead,
@@ -266,4 +245,30 @@ func simulate(t *testing.T, kind partition.Kind) {
 	if keptReports != simDays-(simHeldDay+simRetainDays+1) {
 		t.Errorf("kept reports: %d, want %d", keptReports, simDays-(simHeldDay+simRetainDays+1))
 	}
+}
+
+// workedExample returns the worked example's schema from
+// docs/PARTITIONING.md, for ObjectId keys with pgid.objectid and
+// pgid.gen_objectid(), and checks that the documented call is the plan the
+// simulation runs.
+func workedExample(t *testing.T, kind partition.Kind) string {
+	t.Helper()
+	b, err := os.ReadFile("../docs/PARTITIONING.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(b)
+	_, rest, ok1 := strings.Cut(doc, "<!-- simulation:schema -->\n```sql\n")
+	schema, _, ok2 := strings.Cut(rest, "```\n<!-- end simulation:schema -->")
+	if !ok1 || !ok2 {
+		t.Fatal("docs/PARTITIONING.md: no simulation:schema block")
+	}
+	call := fmt.Sprintf("SELECT * FROM pgid.ensure_partitions('events', '1 day', %d, '%d days');", simAhead, simRetainDays)
+	if !strings.Contains(doc, call) {
+		t.Fatalf("docs/PARTITIONING.md does not run the simulation's plan: %s", call)
+	}
+	if kind == partition.ObjectID {
+		schema = strings.NewReplacer("pgid.gen_ulid()", "pgid.gen_objectid()", "pgid.ulid", "pgid.objectid").Replace(schema)
+	}
+	return schema
 }
