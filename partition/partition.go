@@ -4,10 +4,20 @@
 // retired after a retention period, with no extension and no background
 // worker.
 //
-// The arithmetic and the DDL live in SQL, in the migration
-// 004_partitions.sql (pgid.ensure_partitions, pgid.list_partitions,
-// pgid.expired_partitions): the same code runs from pg_cron, psql or this
-// package, which is a thin typed layer over it. Run the migrations first.
+// The arithmetic and the DDL live in SQL, in the migrations
+// 004_partitions.sql and 006_partition_safety.sql (pgid.ensure_partitions,
+// pgid.retire_partition, pgid.list_partitions, pgid.expired_partitions,
+// pgid.default_partition_rows): the same code runs from pg_cron, psql or
+// this package, which is a thin typed layer over it. Run the migrations
+// first. [Ensure], [List] and [Expired] take a *pgx.Conn, a *pgxpool.Pool,
+// or a *sql.DB or *sql.Conn over pgx's stdlib ([DB]).
+//
+// Creating partitions never waits for retiring old ones: [Ensure] creates
+// first, then retires each expired partition on its own, after a safety
+// rail (no row at or after the cut) and with the foreign keys that
+// reference the parent acting as a DELETE of its rows would. What it cannot
+// retire it keeps and reports ([Report.Kept], [ErrKept]); rows in a DEFAULT
+// partition are reported on every run ([Report.Default]).
 //
 // Partition [t1, t2) is FOR VALUES FROM (MinAt(t1)) TO (MinAt(t2)), built
 // with the same functions as ulidtype.MinAt / objectidtype.MinAt, so it holds
