@@ -102,10 +102,12 @@ COMMENT ON FUNCTION pgid.partition_span(text, interval) IS
 -- locks that creating, detaching or dropping a partition of parent needs:
 -- SHARE ROW EXCLUSIVE on every table with a foreign key to parent, ACCESS
 -- EXCLUSIVE on parent (ONLY), on its DEFAULT partition and on part, if
--- given. All or none: each try waits at most 100 ms per lock (its own
--- lock_timeout, restored on exit), and a try that times out gives back what
--- it took (a subtransaction) and tries again after a short random pause,
--- at most 150 times (SQLSTATE 55P03 then). Without it, creating a partition
+-- given. All or none: a try that times out gives back what it took (a
+-- subtransaction) and tries again after a short random pause. Each try
+-- waits at most its lock_timeout per lock (a setting of this function's
+-- own, restored on exit): 10 ms, doubling to at most 1 s, 40 tries in all
+-- (about 35 s; SQLSTATE 55P03 then), so a writer never waits longer than
+-- that try's timeout behind it. Without it, creating a partition
 -- deadlocks with a writer that inserts into a referencing table and the
 -- parent in one statement (its locks come in the other order), and the
 -- deadlock detector aborts one of them, possibly the writer; a queued
@@ -119,7 +121,7 @@ SET DateStyle = 'ISO, YMD'
 SET IntervalStyle = postgres
 SET TimeZone = 'UTC'
 SET bytea_output = hex
-SET lock_timeout = '100ms' AS $$
+SET lock_timeout = '10ms' AS $$
 DECLARE
   refs regclass[];
   def regclass;
@@ -132,6 +134,7 @@ BEGIN
   SELECT i.inhrelid::regclass INTO def FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
   WHERE i.inhparent = parent AND pg_get_expr(c.relpartbound, c.oid) = 'DEFAULT';
   LOOP
+    PERFORM set_config('lock_timeout', least(10 * 2 ^ least(attempt, 7), 1000)::integer || 'ms', true);
     BEGIN
       FOREACH r IN ARRAY refs LOOP
         EXECUTE format('LOCK TABLE %s IN SHARE ROW EXCLUSIVE MODE', r);
@@ -146,9 +149,9 @@ BEGIN
       RETURN;
     EXCEPTION WHEN lock_not_available THEN
       attempt := attempt + 1;
-      IF attempt >= 150 THEN
+      IF attempt >= 40 THEN
         RAISE EXCEPTION USING ERRCODE = 'lock_not_available',
-          MESSAGE = format('pgid: could not lock %s and the tables that reference it in %s tries of 100 ms', parent, attempt),
+          MESSAGE = format('pgid: could not lock %s and the tables that reference it in %s tries', parent, attempt),
           HINT = 'A long transaction holds a lock on one of them; the next run tries again.';
       END IF;
       PERFORM pg_sleep(0.01 + random() * 0.05);
@@ -158,7 +161,7 @@ END
 $$;
 
 COMMENT ON FUNCTION pgid.partition_ddl_lock(regclass, regclass) IS
-  'Take all or none of the locks partition DDL on parent needs (tables referencing it, parent, its DEFAULT partition, part), each try waiting at most 100 ms, so the DDL never deadlocks with writers nor stalls them behind a long queued lock; SQLSTATE 55P03 after 150 tries.';
+  'Take all or none of the locks partition DDL on parent needs (tables referencing it, parent, its DEFAULT partition, part), each try waiting 10 ms doubling to 1 s per lock, so the DDL never deadlocks with writers nor stalls them behind a long queued lock; SQLSTATE 55P03 after 40 tries.';
 
 -- pgid.default_partition_rows: the DEFAULT partition of parent, if it has
 -- one: its row count and the times of its oldest and newest IDs (index
