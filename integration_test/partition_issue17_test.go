@@ -292,3 +292,27 @@ func TestPartitionDB(t *testing.T) {
 		t.Errorf("Ensure with a nil pool: %v, want ErrPlan", err)
 	}
 }
+
+// Plan.RetainAt is the retention clock, apart from Now (the creation
+// clock): preparing partitions for a later date does not retire anything
+// earlier than the real retention says.
+func TestPartitionRetainAt(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	conn := connect(t, newDB(t, true), pgx.QueryExecModeCacheStatement)
+	mustExec(t, conn, `CREATE TABLE ra (id pgid.ulid PRIMARY KEY) PARTITION BY RANGE (id);
+		SELECT pgid.ensure_partitions('ra', '1 day', 9, at => '2026-11-01Z')`)
+	retain := partition.Span{Duration: 3 * 24 * time.Hour}
+	// Creation at the 20th, retention on the 5th: only the 1st is older
+	// than 3 days before the 5th.
+	rep, err := partition.Ensure(ctx, conn, partition.Plan{Parent: "ra", Every: partition.Day, Now: day(20, 0),
+		RetainAt: day(5, 0), Retain: retain})
+	if err != nil || names(rep.Created) != "public.ra_p20261120" || names(rep.Dropped) != "public.ra_p20261101" {
+		t.Errorf("RetainAt the 5th: created %s, dropped %s, %v", names(rep.Created), names(rep.Dropped), err)
+	}
+	// Without RetainAt, Now is both clocks: everything up to the 16th goes.
+	rep, err = partition.Ensure(ctx, conn, partition.Plan{Parent: "ra", Every: partition.Day, Now: day(20, 0), Retain: retain, DryRun: true})
+	if err != nil || len(rep.Dropped) != 9 || rep.Dropped[8].Name != "public.ra_p20261110" {
+		t.Errorf("Now as the retention clock (dry run): dropped %s, %v", names(rep.Dropped), err)
+	}
+}
