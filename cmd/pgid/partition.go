@@ -44,6 +44,7 @@ func cmdPartitionEnsure(ctx context.Context, e *env, args []string) error {
 	retire := fs.String("retire", "drop", "how to retire: drop, detach, detach-concurrently or detach-concurrently-drop")
 	kind := fs.String("kind", "any", "the key's kind, checked against the column: any, ulid or objectid")
 	at := fs.String("at", "", "the time the current partition holds (RFC 3339, a date, or -24h); default the server's now()")
+	retainAt := fs.String("retain-at", "", "the time retention counts back from, if not --at (RFC 3339, a date, or -24h)")
 	dryRun := fs.Bool("dry-run", false, "change nothing; print what would be created, detached, dropped and kept")
 	asJSON := fs.Bool("json", false, `print {"created", "detached", "dropped", "kept", "default", "dry_run"}`)
 	pos, err := parse(e, fs, args)
@@ -74,6 +75,11 @@ func cmdPartitionEnsure(ctx context.Context, e *env, args []string) error {
 	if *at != "" {
 		if plan.Now, err = parseWhen(*at, time.Now()); err != nil {
 			return usageError{fmt.Errorf("--at: %w", err)}
+		}
+	}
+	if *retainAt != "" {
+		if plan.RetainAt, err = parseWhen(*retainAt, time.Now()); err != nil {
+			return usageError{fmt.Errorf("--retain-at: %w", err)}
 		}
 	}
 	conn, err := connectURL(ctx, e, "partition ensure", *dbURL)

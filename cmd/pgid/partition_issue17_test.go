@@ -106,6 +106,12 @@ func TestPartitionKeptAndDryRun(t *testing.T) {
 	if code != 1 || parts() != 4 {
 		t.Errorf("--dry-run: exit %d (want 1: a partition would be kept), %d partitions (want the 4 it had)", code, parts())
 	}
+	// --retain-at moves the retention clock alone: at the 3rd nothing has
+	// expired, whatever --at says.
+	code, out, errOut = runCLI(t, append(args, "--dry-run", "--retain-at", "2026-11-03T00:00:00Z")...)
+	if code != 0 || strings.Contains(out, "dropped") || strings.Contains(out, "kept") || !strings.Contains(out, "would be created public.events_p20261108") {
+		t.Errorf("--retain-at: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
 	code, out, errOut = runCLI(t, args...)
 	if code != 1 || !strings.Contains(out, "created   public.events_p20261108") || !strings.Contains(out, "dropped   public.events_p20261101") ||
 		!strings.Contains(out, "kept      public.events_p20261102") {
