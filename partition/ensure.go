@@ -111,7 +111,9 @@ const LockKey1 = 1885825380
 // With p.DryRun, Ensure changes nothing: it runs the creation in a
 // transaction (or a savepoint) that it rolls back, and asks
 // pgid.retire_partition to check without acting. The Report says what
-// would be created, detached, dropped and kept.
+// would be created, detached, dropped and kept. Creating partitions in the
+// rolled-back transaction still takes their locks (ACCESS EXCLUSIVE on the
+// parent) for that short transaction.
 func Ensure[D DB](ctx context.Context, db D, p Plan) (Report, error) {
 	if err := p.check(); err != nil {
 		return Report{DryRun: p.DryRun}, err
