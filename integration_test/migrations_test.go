@@ -31,11 +31,11 @@ const pgidFunctions = 18
 
 // schemaLatest is the version Up brings a database to: the number of
 // migration files.
-const schemaLatest = 5
+const schemaLatest = 6
 
-// pgidAllFunctions adds 004's partition functions (partition_test.go checks
-// them).
-const pgidAllFunctions = pgidFunctions + 8
+// pgidAllFunctions adds the partition functions of 004 and 006
+// (partition_test.go checks them).
+const pgidAllFunctions = pgidFunctions + 12
 
 func pgidObjects(t *testing.T, conn *pgx.Conn) (types, funcs int) {
 	t.Helper()

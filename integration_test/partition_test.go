@@ -173,11 +173,12 @@ func TestPartitionFunctionAttributes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(fns) != 8 {
-		t.Fatalf("%d partition functions, want 8: %+v", len(fns), fns)
+	if len(fns) != 12 {
+		t.Fatalf("%d partition functions, want 12: %+v", len(fns), fns)
 	}
 	want := map[string]string{"partition_width": "i", "partition_range": "i", "partition_name": "i", "partition_lock_key": "i",
-		"partition_key_kind": "s", "list_partitions": "s", "expired_partitions": "s", "ensure_partitions": "v"}
+		"partition_key_kind": "s", "list_partitions": "s", "expired_partitions": "s", "ensure_partitions": "v",
+		"partition_span": "i", "default_partition_rows": "s", "retire_partition": "v", "partition_ddl_lock": "v"}
 	for _, f := range fns {
 		if f.SecDef {
 			t.Errorf("%s: SECURITY DEFINER", f.Name)

@@ -312,7 +312,8 @@ func checkAllFunctions(t *testing.T, conn *pgx.Conn, path string, covered map[st
 
 	checkPartitionFunctions(t, conn, path)
 	call("partition_width", "partition_range", "partition_name", "partition_lock_key", "partition_key_kind",
-		"ensure_partitions", "list_partitions", "expired_partitions")
+		"ensure_partitions", "list_partitions", "expired_partitions",
+		"retire_partition", "partition_span", "partition_ddl_lock", "default_partition_rows")
 }
 
 // checkPartitionFunctions runs 004's functions on a table partitioned by
@@ -376,7 +377,40 @@ func checkPartitionFunctions(t *testing.T, conn *pgx.Conn, path string) {
 		t.Errorf("search_path %s: partition helpers: width %d months %d s, range [%v, %v), name %q, kind %q, lock key %d for OID %d",
 			path, months, seconds, lower, upper, name, kind, key, oid)
 	}
-	if _, err := conn.Exec(ctx, "DROP TABLE public.hijack_parts"); err != nil {
+
+	// 006: a tag (ON DELETE CASCADE) on the 1st, the 1st retired with it;
+	// a row in a DEFAULT partition; the span rules; the DDL locks.
+	if _, err := conn.Exec(ctx, `CREATE TABLE public.hijack_tags (id pgid.ulid REFERENCES public.hijack_parts ON DELETE CASCADE);
+		CREATE TABLE public.hijack_parts_default PARTITION OF public.hijack_parts DEFAULT`); err != nil {
+		t.Fatalf("search_path %s: %v", path, err)
+	}
+	if _, err := conn.Exec(ctx, `INSERT INTO public.hijack_parts VALUES ($1::pg_catalog.uuid), ($2::pg_catalog.uuid)`,
+		ulidtype.MinAt(at), ulidtype.MinAt(day.AddDate(0, 1, 0))); err != nil {
+		t.Fatalf("search_path %s: %v", path, err)
+	}
+	if _, err := conn.Exec(ctx, `INSERT INTO public.hijack_tags VALUES ($1::pg_catalog.uuid)`, ulidtype.MinAt(at)); err != nil {
+		t.Fatalf("search_path %s: %v", path, err)
+	}
+	var action, retired string
+	var tags, inDefault int64
+	if err := conn.QueryRow(ctx, `SELECT r.action, r.partition, (SELECT d.row_count FROM pgid.default_partition_rows('public.hijack_parts'::pg_catalog.regclass) d),
+			s.months, s.seconds
+		FROM pgid.retire_partition('public.hijack_parts'::pg_catalog.regclass, 'public.hijack_parts_p20260301',
+		                           '1 day'::pg_catalog.interval, 'drop', $1::pg_catalog.timestamptz) r,
+		     pgid.partition_span('retention', '2 years'::pg_catalog.interval) s`, day.Add(72*time.Hour)).
+		Scan(&action, &retired, &inDefault, &months, &seconds); err != nil {
+		t.Fatalf("search_path %s: retire_partition: %v", path, err)
+	}
+	if err := conn.QueryRow(ctx, "SELECT pg_catalog.count(*) FROM public.hijack_tags").Scan(&tags); err != nil {
+		t.Fatal(err)
+	}
+	if action != "dropped" || retired != "public.hijack_parts_p20260301" || tags != 0 || inDefault != 1 || months != 24 || seconds != 0 {
+		t.Errorf("search_path %s: retire_partition %s %s, %d tags left, %d rows in default, span %d months %d s", path, action, retired, tags, inDefault, months, seconds)
+	}
+	if _, err := conn.Exec(ctx, "SELECT pgid.partition_ddl_lock('public.hijack_parts'::pg_catalog.regclass)"); err != nil {
+		t.Errorf("search_path %s: partition_ddl_lock: %v", path, err)
+	}
+	if _, err := conn.Exec(ctx, "DROP TABLE public.hijack_tags, public.hijack_parts"); err != nil {
 		t.Fatal(err)
 	}
 }

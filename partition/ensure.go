@@ -2,16 +2,74 @@ package partition
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/jackc/pgx/v5/stdlib"
 )
 
-// Querier is what [List] and [Expired] need: *pgx.Conn, *pgxpool.Pool and
-// pgx.Tx all have it.
-type Querier interface {
-	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+// DB is what [Ensure], [List] and [Expired] accept: a *pgx.Conn, a
+// *pgxpool.Pool (a connection is acquired for the call and released), or a
+// *sql.DB or *sql.Conn whose driver is pgx's (github.com/jackc/pgx/v5/stdlib);
+// with another database/sql driver they return [ErrPlan]. Inside a pgx
+// transaction, pass tx.Conn(): the calls then run in that transaction.
+type DB interface {
+	*pgx.Conn | *pgxpool.Pool | *sql.DB | *sql.Conn
+}
+
+// withConn runs f on one pgx connection of db.
+func withConn[D DB](ctx context.Context, db D, f func(*pgx.Conn) error) error {
+	switch v := any(db).(type) {
+	case *pgx.Conn:
+		if v == nil {
+			break
+		}
+		return f(v)
+	case *pgxpool.Pool:
+		if v == nil {
+			break
+		}
+		return v.AcquireFunc(ctx, func(c *pgxpool.Conn) error { return f(c.Conn()) })
+	case *sql.DB:
+		if v == nil {
+			break
+		}
+		c, err := v.Conn(ctx)
+		if err != nil {
+			return fmt.Errorf("partition: get a connection: %w", err)
+		}
+		defer c.Close()
+		return rawConn(c, f)
+	case *sql.Conn:
+		if v == nil {
+			break
+		}
+		return rawConn(v, f)
+	}
+	return fmt.Errorf("%w: nil %T", ErrPlan, db)
+}
+
+// rawConn runs f on the pgx connection under c.
+func rawConn(c *sql.Conn, f func(*pgx.Conn) error) error {
+	var ferr error
+	err := c.Raw(func(dc any) error {
+		pc, ok := dc.(*stdlib.Conn)
+		if !ok {
+			return fmt.Errorf("%w: the database/sql driver connection is a %T; partition needs pgx's driver, github.com/jackc/pgx/v5/stdlib", ErrPlan, dc)
+		}
+		ferr = f(pc.Conn())
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	return ferr
 }
 
 // LockKey1 is the first key of the advisory lock pair that serialises
@@ -23,162 +81,311 @@ const LockKey1 = 1885825380
 
 // Ensure makes the partitions of p.Parent for the period holding p.Now (or
 // the server's now()) and the p.Ahead periods after it, then retires the
-// partitions older than p.Retain, and reports what it did. It is idempotent:
-// with everything in place it changes nothing and returns an empty Report.
+// partitions older than p.Retain, and reports what it did and what it
+// could not do. It is idempotent: with everything in place it changes
+// nothing and returns a Report with nothing created, detached or dropped.
 //
-// It calls pgid.ensure_partitions in one statement: in autocommit that is
-// one short transaction; inside the caller's transaction the ACCESS
-// EXCLUSIVE lock on the parent (taken to create, drop or plainly detach a
-// partition) lasts until that transaction ends. With p.Retire
-// DetachConcurrently or DetachConcurrentlyThenDrop the detaches are separate
-// statements outside any transaction: conn must not be in one, and a
-// session-level advisory lock (same key as pgid.ensure_partitions's) keeps
-// concurrent Ensure calls apart until the last detach; it is released before
-// Ensure returns, also on error.
+// Creating comes first, in a statement of its own (pgid.ensure_partitions
+// without a retention): in autocommit it is committed before anything is
+// retired, so a partition that cannot be retired never stops the
+// partitions ahead from being made. Then each expired partition is retired
+// by pgid.retire_partition in a statement of its own, which checks that it
+// holds no row at or after the cut, lets the foreign keys that reference
+// the parent act as a DELETE would (a row referencing it through ON DELETE
+// NO ACTION or RESTRICT keeps it), detaches it and drops it. A partition
+// that could not be retired is in [Report.Kept], with the reason, the
+// server's DETAIL and HINT and the blocking constraint, and Ensure then
+// returns the complete Report together with an error matching [ErrKept].
+// Rows in the DEFAULT partition are reported in [Report.Default] on every
+// run.
 //
-// With a pgxpool, acquire a connection (pool.AcquireFunc) and pass its Conn.
-func Ensure(ctx context.Context, conn *pgx.Conn, p Plan) (Report, error) {
-	var rep Report
+// Inside the caller's transaction (conn in a transaction) the statements
+// run in it, and the ACCESS EXCLUSIVE lock on the parent (taken to create,
+// drop or plainly detach a partition) lasts until that transaction ends.
+// With p.Retire DetachConcurrently or DetachConcurrentlyThenDrop the
+// detaches are separate statements outside any transaction: the connection
+// must not be in one, and a session-level advisory lock (same key as
+// pgid.ensure_partitions's) keeps concurrent Ensure calls apart until the
+// last detach; it is released before Ensure returns, also on error.
+//
+// With p.DryRun, Ensure changes nothing: it runs the creation in a
+// transaction (or a savepoint) that it rolls back, and asks
+// pgid.retire_partition to check without acting. The Report says what
+// would be created, detached, dropped and kept. Creating partitions in the
+// rolled-back transaction still takes their locks (ACCESS EXCLUSIVE on the
+// parent) for that short transaction.
+func Ensure[D DB](ctx context.Context, db D, p Plan) (Report, error) {
 	if err := p.check(); err != nil {
-		return rep, err
+		return Report{DryRun: p.DryRun}, err
 	}
+	var rep Report
+	err := withConn(ctx, db, func(conn *pgx.Conn) error {
+		var err error
+		rep, err = ensure(ctx, conn, p)
+		return err
+	})
+	rep.DryRun = p.DryRun
+	return rep, err
+}
+
+// ensure is Ensure on one connection.
+func ensure(ctx context.Context, conn *pgx.Conn, p Plan) (rep Report, err error) {
 	if p.Kind != AnyKind {
 		var kind string
-		if err := conn.QueryRow(ctx, "SELECT pgid.partition_key_kind($1::regclass)", p.Parent).Scan(&kind); err != nil {
+		if err := conn.QueryRow(ctx, "SELECT pgid.partition_key_kind($1::pg_catalog.regclass)", p.Parent).Scan(&kind); err != nil {
 			return rep, wrap("ensure "+p.Parent, err)
 		}
 		if kind != p.Kind.String() {
 			return rep, fmt.Errorf("%w: %s is partitioned on a %s column, the plan says %s", ErrKeyType, p.Parent, kind, p.Kind)
 		}
 	}
-	var now *time.Time
-	if !p.Now.IsZero() {
-		now = &p.Now
+	inTx := conn.PgConn().TxStatus() != 'I'
+	if p.Retire.concurrent() && inTx && !p.DryRun {
+		return rep, fmt.Errorf("%w: %s cannot run inside a transaction block", ErrPlan, p.Retire)
 	}
-	var retain any
-	if !p.Retain.IsZero() {
-		retain = p.Retain.interval()
-	}
-	retire := "drop"
-	switch {
-	case p.Retire == Detach:
-		retire = "detach"
-	case p.Retire.concurrent():
-		retire = "none"
-		if conn.PgConn().TxStatus() != 'I' {
-			return rep, fmt.Errorf("%w: %s cannot run inside a transaction block", ErrPlan, p.Retire)
+	if p.DryRun {
+		begin, end := "BEGIN", "ROLLBACK"
+		if inTx {
+			begin, end = "SAVEPOINT pgid_dry_run", "ROLLBACK TO SAVEPOINT pgid_dry_run; RELEASE SAVEPOINT pgid_dry_run"
 		}
-		// The session-level lock nests with the function's transaction-level
-		// one (same session, same key) and outlives its transaction.
-		if _, err := conn.Exec(ctx, "SELECT pg_advisory_lock($1, pgid.partition_lock_key($2::regclass))", LockKey1, p.Parent); err != nil {
+		if _, err := conn.Exec(ctx, begin); err != nil {
+			return rep, wrap("dry run", err)
+		}
+		defer func() {
+			ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+			defer cancel()
+			if _, rerr := conn.Exec(ctx, end); rerr != nil && err == nil {
+				err = wrap("dry run: roll back", rerr)
+			}
+		}()
+	} else if p.Retire.concurrent() && !p.Retain.IsZero() {
+		// The session-level lock nests with the functions' transaction-level
+		// one (same session, same key) and outlives their transactions.
+		if _, err := conn.Exec(ctx, "SELECT pg_catalog.pg_advisory_lock($1, pgid.partition_lock_key($2::pg_catalog.regclass))", LockKey1, p.Parent); err != nil {
 			return rep, wrap("lock "+p.Parent, err)
 		}
 		defer func() {
 			ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 			defer cancel()
-			_, _ = conn.Exec(ctx, "SELECT pg_advisory_unlock($1, pgid.partition_lock_key($2::regclass))", LockKey1, p.Parent)
+			_, _ = conn.Exec(ctx, "SELECT pg_catalog.pg_advisory_unlock($1, pgid.partition_lock_key($2::pg_catalog.regclass))", LockKey1, p.Parent)
 		}()
 	}
 
+	// Create, and commit (in autocommit), before retiring anything.
+	var now *time.Time
+	if !p.Now.IsZero() {
+		now = &p.Now
+	}
 	rows, err := conn.Query(ctx, `SELECT action, partition, lower, upper
-		FROM pgid.ensure_partitions($1::regclass, $2::interval, $3::integer, $4::interval, $5::text, coalesce($6::timestamptz, now()))`,
-		p.Parent, p.Every.interval(), p.Ahead, retain, retire, now)
+		FROM pgid.ensure_partitions($1::pg_catalog.regclass, $2::pg_catalog.interval, $3::pg_catalog.int4, NULL, 'none',
+		                            coalesce($4::pg_catalog.timestamptz, pg_catalog.now()))`,
+		p.Parent, p.Every.interval(), p.Ahead, now)
 	if err != nil {
 		return rep, wrap("ensure "+p.Parent, err)
 	}
 	var action, name string
-	var lo, hi *time.Time // NULL for MINVALUE (a retired partition made by hand)
+	var lo, hi *time.Time // NULL for MINVALUE / MAXVALUE
 	_, err = pgx.ForEachRow(rows, []any{&action, &name, &lo, &hi}, func() error {
-		part := Partition{Name: name, RowEstimate: -1}
-		if lo != nil {
-			part.Lower = lo.UTC()
-		}
-		if hi != nil {
-			part.Upper = hi.UTC()
-		}
-		switch action {
-		case "created":
-			rep.Created = append(rep.Created, part)
-		case "detached":
-			rep.Detached = append(rep.Detached, part)
-		case "dropped":
-			rep.Dropped = append(rep.Dropped, part)
+		if action == "created" {
+			rep.Created = append(rep.Created, partitionOf(name, lo, hi))
 		}
 		return nil
 	})
 	if err != nil {
 		return rep, wrap("ensure "+p.Parent, err)
 	}
-	if p.Retain.IsZero() || !p.Retire.concurrent() {
-		return rep, nil
+
+	if !p.Retain.IsZero() {
+		if err := retire(ctx, conn, p, &rep); err != nil {
+			return rep, err
+		}
 	}
 
-	expired, err := Expired(ctx, conn, p.Parent, p.Retain, p.Now)
+	rows, err = conn.Query(ctx, `SELECT pg_catalog.format('%I.%I', n.nspname, c.relname), d.row_count, d.oldest, d.newest
+		FROM pgid.default_partition_rows($1::pg_catalog.regclass) d
+		JOIN pg_catalog.pg_class c ON c.oid = d.partition
+		JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace`, p.Parent)
 	if err != nil {
-		return rep, err
+		return rep, wrap("default partition of "+p.Parent, err)
 	}
-	var parent string
-	if err := conn.QueryRow(ctx, "SELECT $1::regclass::text", p.Parent).Scan(&parent); err != nil {
-		return rep, wrap("ensure "+p.Parent, err)
+	var rowCount int64
+	_, err = pgx.ForEachRow(rows, []any{&name, &rowCount, &lo, &hi}, func() error {
+		rep.Default = DefaultRows{Name: name, Rows: rowCount}
+		if lo != nil && hi != nil {
+			rep.Default.Oldest, rep.Default.Newest = lo.UTC(), hi.UTC()
+		}
+		return nil
+	})
+	if err != nil {
+		return rep, wrap("default partition of "+p.Parent, err)
 	}
-	for _, e := range expired {
-		var pending bool
-		if err := conn.QueryRow(ctx, "SELECT inhdetachpending FROM pg_catalog.pg_inherits WHERE inhrelid = $1::regclass",
-			e.Name).Scan(&pending); err != nil {
-			return rep, wrap("detach "+e.Name, err)
+	if len(rep.Kept) > 0 {
+		msgs := make([]string, len(rep.Kept))
+		for i, k := range rep.Kept {
+			msgs[i] = k.String()
 		}
-		how := "CONCURRENTLY"
-		if pending {
-			how = "FINALIZE"
-		}
-		if _, err := conn.Exec(ctx, fmt.Sprintf("ALTER TABLE %s DETACH PARTITION %s %s", parent, e.Name, how)); err != nil {
-			return rep, wrap("detach "+e.Name, err)
-		}
-		rep.Detached = append(rep.Detached, e)
-		if p.Retire == DetachConcurrentlyThenDrop {
-			if _, err := conn.Exec(ctx, "DROP TABLE "+e.Name); err != nil {
-				return rep, wrap("drop "+e.Name, err)
-			}
-			rep.Dropped = append(rep.Dropped, e)
-		}
+		return rep, fmt.Errorf("%w: %s", ErrKept, strings.Join(msgs, "; "))
 	}
 	return rep, nil
+}
+
+// retire retires the partitions of p.Parent older than p.Retain, one
+// statement each, into rep.
+func retire(ctx context.Context, conn *pgx.Conn, p Plan, rep *Report) error {
+	at := p.RetainAt
+	if at.IsZero() {
+		at = p.Now
+	}
+	expired, err := Expired(ctx, conn, p.Parent, p.Retain, at)
+	if err != nil {
+		return err
+	}
+	var atArg *time.Time
+	if !at.IsZero() {
+		atArg = &at
+	}
+	mode := "drop"
+	switch {
+	case p.Retire == Detach:
+		mode = "detach"
+	case p.Retire.concurrent():
+		mode = "prepare"
+	}
+	var parent string
+	if len(expired) > 0 {
+		if err := conn.QueryRow(ctx, "SELECT $1::pg_catalog.regclass::pg_catalog.text", p.Parent).Scan(&parent); err != nil {
+			return wrap("ensure "+p.Parent, err)
+		}
+	}
+	for _, e := range expired {
+		var action, name string
+		var lo, hi *time.Time
+		var reason, detail, hint, blocking *string
+		err := conn.QueryRow(ctx, `SELECT action, partition, lower, upper, reason, detail, hint, blocking
+			FROM pgid.retire_partition($1::pg_catalog.regclass, $2, $3::pg_catalog.interval, $4,
+			                           coalesce($5::pg_catalog.timestamptz, pg_catalog.now()), $6)`,
+			p.Parent, e.Name, p.Retain.interval(), mode, atArg, p.DryRun).Scan(&action, &name, &lo, &hi, &reason, &detail, &hint, &blocking)
+		if errors.Is(err, pgx.ErrNoRows) {
+			continue // retired meanwhile by another session, or no longer expired
+		}
+		if err != nil {
+			return wrap("retire "+e.Name, err)
+		}
+		part := partitionOf(name, lo, hi)
+		switch action {
+		case "dropped":
+			rep.Dropped = append(rep.Dropped, part)
+		case "detached":
+			rep.Detached = append(rep.Detached, part)
+		case "kept":
+			rep.Kept = append(rep.Kept, Kept{Partition: part, Reason: deref(reason), Detail: deref(detail), Hint: deref(hint), Constraint: deref(blocking)})
+		case "prepared":
+			if p.DryRun {
+				rep.Detached = append(rep.Detached, part)
+				if p.Retire == DetachConcurrentlyThenDrop {
+					rep.Dropped = append(rep.Dropped, part)
+				}
+				continue
+			}
+			if err := detachConcurrently(ctx, conn, parent, part, p.Retire, rep); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// detachConcurrently detaches part with DETACH PARTITION … CONCURRENTLY (or
+// FINALIZE, if an earlier one was interrupted), then drops it for
+// DetachConcurrentlyThenDrop. A refusal by the server goes to rep.Kept.
+func detachConcurrently(ctx context.Context, conn *pgx.Conn, parent string, part Partition, r Retire, rep *Report) error {
+	var pending bool
+	if err := conn.QueryRow(ctx, "SELECT inhdetachpending FROM pg_catalog.pg_inherits WHERE inhrelid = $1::pg_catalog.regclass",
+		part.Name).Scan(&pending); err != nil {
+		return wrap("detach "+part.Name, err)
+	}
+	how := "CONCURRENTLY"
+	if pending {
+		how = "FINALIZE"
+	}
+	kept := func(err error) error {
+		var pg *pgconn.PgError
+		if !errors.As(err, &pg) {
+			return wrap("detach "+part.Name, err)
+		}
+		rep.Kept = append(rep.Kept, Kept{Partition: part, Reason: pg.Message, Detail: pg.Detail, Hint: pg.Hint, Constraint: pg.ConstraintName})
+		return nil
+	}
+	if _, err := conn.Exec(ctx, fmt.Sprintf("ALTER TABLE %s DETACH PARTITION %s %s", parent, part.Name, how)); err != nil {
+		return kept(err)
+	}
+	rep.Detached = append(rep.Detached, part)
+	if r == DetachConcurrentlyThenDrop {
+		if _, err := conn.Exec(ctx, "DROP TABLE "+part.Name); err != nil {
+			return kept(err)
+		}
+		rep.Dropped = append(rep.Dropped, part)
+	}
+	return nil
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+// partitionOf is a Partition of a result row (no row estimate).
+func partitionOf(name string, lo, hi *time.Time) Partition {
+	p := Partition{Name: name, RowEstimate: -1}
+	if lo != nil {
+		p.Lower = lo.UTC()
+	}
+	if hi != nil {
+		p.Upper = hi.UTC()
+	}
+	return p
 }
 
 // List returns the partitions of parent in key order, the DEFAULT partition
 // (if any) last, with their time ranges and row estimates (pg_class.reltuples,
 // -1 before the first VACUUM or ANALYZE). It checks parent as [Ensure] does.
-func List(ctx context.Context, q Querier, parent string) ([]Partition, error) {
-	rows, err := q.Query(ctx, `SELECT format('%I.%I', n.nspname, c.relname), l.is_default, l.lower, l.upper,
-		coalesce(l.from_bound, ''), coalesce(l.to_bound, ''), coalesce(l.row_estimate, -1)
-		FROM pgid.list_partitions($1::regclass) l
-		JOIN pg_catalog.pg_class c ON c.oid = l.partition
-		JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace`, parent)
-	if err != nil {
-		return nil, wrap("list "+parent, err)
-	}
-	parts, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (Partition, error) {
-		var p Partition
-		var lo, hi *time.Time
-		err := row.Scan(&p.Name, &p.Default, &lo, &hi, &p.From, &p.To, &p.RowEstimate)
-		if lo != nil {
-			p.Lower = lo.UTC()
+func List[D DB](ctx context.Context, db D, parent string) ([]Partition, error) {
+	var parts []Partition
+	err := withConn(ctx, db, func(conn *pgx.Conn) error {
+		rows, err := conn.Query(ctx, `SELECT pg_catalog.format('%I.%I', n.nspname, c.relname), l.is_default, l.lower, l.upper,
+			coalesce(l.from_bound, ''), coalesce(l.to_bound, ''), coalesce(l.row_estimate, -1)
+			FROM pgid.list_partitions($1::pg_catalog.regclass) l
+			JOIN pg_catalog.pg_class c ON c.oid = l.partition
+			JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace`, parent)
+		if err != nil {
+			return wrap("list "+parent, err)
 		}
-		if hi != nil {
-			p.Upper = hi.UTC()
+		parts, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (Partition, error) {
+			var p Partition
+			var lo, hi *time.Time
+			err := row.Scan(&p.Name, &p.Default, &lo, &hi, &p.From, &p.To, &p.RowEstimate)
+			if lo != nil {
+				p.Lower = lo.UTC()
+			}
+			if hi != nil {
+				p.Upper = hi.UTC()
+			}
+			return p, err
+		})
+		if err != nil {
+			return wrap("list "+parent, err)
 		}
-		return p, err
+		return nil
 	})
-	if err != nil {
-		return nil, wrap("list "+parent, err)
-	}
-	return parts, nil
+	return parts, err
 }
 
 // Expired returns the partitions of parent whose whole range is older than
 // now - retain (now zero: the server's now()), oldest first: those [Ensure]
 // would retire. Their RowEstimate is -1.
-func Expired(ctx context.Context, q Querier, parent string, retain Span, now time.Time) ([]Partition, error) {
+func Expired[D DB](ctx context.Context, db D, parent string, retain Span, now time.Time) ([]Partition, error) {
 	if err := retain.check("retention"); err != nil {
 		return nil, err
 	}
@@ -186,26 +393,26 @@ func Expired(ctx context.Context, q Querier, parent string, retain Span, now tim
 	if !now.IsZero() {
 		at = &now
 	}
-	rows, err := q.Query(ctx, `SELECT format('%I.%I', n.nspname, c.relname), e.lower, e.upper
-		FROM pgid.expired_partitions($1::regclass, $2::interval, coalesce($3::timestamptz, now())) e
-		JOIN pg_catalog.pg_class c ON c.oid = e.partition
-		JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace`,
-		parent, retain.interval(), at)
-	if err != nil {
-		return nil, wrap("expired "+parent, err)
-	}
-	parts, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (Partition, error) {
-		p := Partition{RowEstimate: -1}
-		var lo *time.Time
-		err := row.Scan(&p.Name, &lo, &p.Upper)
-		if lo != nil {
-			p.Lower = lo.UTC()
+	var parts []Partition
+	err := withConn(ctx, db, func(conn *pgx.Conn) error {
+		rows, err := conn.Query(ctx, `SELECT pg_catalog.format('%I.%I', n.nspname, c.relname), e.lower, e.upper
+			FROM pgid.expired_partitions($1::pg_catalog.regclass, $2::pg_catalog.interval, coalesce($3::pg_catalog.timestamptz, pg_catalog.now())) e
+			JOIN pg_catalog.pg_class c ON c.oid = e.partition
+			JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace`,
+			parent, retain.interval(), at)
+		if err != nil {
+			return wrap("expired "+parent, err)
 		}
-		p.Upper = p.Upper.UTC()
-		return p, err
+		parts, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (Partition, error) {
+			var name string
+			var lo, hi *time.Time
+			err := row.Scan(&name, &lo, &hi)
+			return partitionOf(name, lo, hi), err
+		})
+		if err != nil {
+			return wrap("expired "+parent, err)
+		}
+		return nil
 	})
-	if err != nil {
-		return nil, wrap("expired "+parent, err)
-	}
-	return parts, nil
+	return parts, err
 }

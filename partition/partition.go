@@ -4,10 +4,20 @@
 // retired after a retention period, with no extension and no background
 // worker.
 //
-// The arithmetic and the DDL live in SQL, in the migration
-// 004_partitions.sql (pgid.ensure_partitions, pgid.list_partitions,
-// pgid.expired_partitions): the same code runs from pg_cron, psql or this
-// package, which is a thin typed layer over it. Run the migrations first.
+// The arithmetic and the DDL live in SQL, in the migrations
+// 004_partitions.sql and 006_partition_safety.sql (pgid.ensure_partitions,
+// pgid.retire_partition, pgid.list_partitions, pgid.expired_partitions,
+// pgid.default_partition_rows): the same code runs from pg_cron, psql or
+// this package, which is a thin typed layer over it. Run the migrations
+// first. [Ensure], [List] and [Expired] take a *pgx.Conn, a *pgxpool.Pool,
+// or a *sql.DB or *sql.Conn over pgx's stdlib ([DB]).
+//
+// Creating partitions never waits for retiring old ones: [Ensure] creates
+// first, then retires each expired partition on its own, after a safety
+// rail (no row at or after the cut) and with the foreign keys that
+// reference the parent acting as a DELETE of its rows would. What it cannot
+// retire it keeps and reports ([Report.Kept], [ErrKept]); rows in a DEFAULT
+// partition are reported on every run ([Report.Default]).
 //
 // Partition [t1, t2) is FOR VALUES FROM (MinAt(t1)) TO (MinAt(t2)), built
 // with the same functions as ulidtype.MinAt / objectidtype.MinAt, so it holds
@@ -32,6 +42,7 @@ package partition
 import (
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -65,6 +76,11 @@ var (
 	// ErrPlan: the plan is invalid (PGI06, or found in Go before asking
 	// the server).
 	ErrPlan = errors.New("partition: invalid plan")
+	// ErrKept: [Ensure] made what it had to make, but could not retire
+	// some expired partitions; [Report.Kept] says which and why (the
+	// message says it too). SQL reports them as action 'kept' with a
+	// WARNING of SQLSTATE PGI07.
+	ErrKept = errors.New("partition: expired partitions kept")
 )
 
 // sqlStates maps the SQLSTATEs of 004_partitions.sql to the errors above.
@@ -87,12 +103,21 @@ type Error struct {
 }
 
 // Error returns the server's message, which names the table and, where it
-// applies, the range.
+// applies, the range, with its DETAIL and HINT.
 func (e *Error) Error() string {
-	if e.PG.Hint != "" {
-		return e.PG.Message + " (hint: " + e.PG.Hint + ")"
+	return e.PG.Message + detailHint(e.PG.Detail, e.PG.Hint)
+}
+
+// detailHint formats a server's DETAIL and HINT to follow a message.
+func detailHint(detail, hint string) string {
+	s := ""
+	if detail != "" {
+		s += " (detail: " + strings.ReplaceAll(detail, "\n", "; ") + ")"
 	}
-	return e.PG.Message
+	if hint != "" {
+		s += " (hint: " + hint + ")"
+	}
+	return s
 }
 
 // Unwrap returns the sentinel and the *pgconn.PgError.
@@ -107,8 +132,9 @@ func wrap(what string, err error) error {
 			return &Error{Kind: kind, PG: pg}
 		}
 		if pg.Code == "42883" && strings.Contains(pg.Message, "pgid.") {
-			return fmt.Errorf("partition: %s: %w (are the pgid migrations applied? 004_partitions.sql is needed)", what, err)
+			return fmt.Errorf("partition: %s: %w (are the pgid migrations applied? 004_partitions.sql and 006_partition_safety.sql are needed)", what, err)
 		}
+		return fmt.Errorf("partition: %s: %w%s", what, err, detailHint(pg.Detail, pg.Hint))
 	}
 	return fmt.Errorf("partition: %s: %w", what, err)
 }
@@ -199,13 +225,57 @@ func (s Span) String() string {
 	return fmt.Sprintf("Span{Months: %d, Duration: %s}", s.Months, s.Duration)
 }
 
-// ParseSpan reads a width or retention: "hour", "day", "week", "month",
-// "year"; a count and a unit, "90d", "2w", "3months" (also "3mo", "3 months",
-// "1y"); or a Go duration such as "6h" or "90m". It checks that the result
-// is positive and a whole number of seconds; the server checks again.
+// Limits of a [Span], the same in Go, the CLI and SQL (pgid.partition_span):
+// at most MaxSpanMonths months (1,000 years), or at most MaxSpanSeconds
+// seconds (the longest time.Duration of whole seconds, about 292 years).
+const (
+	MaxSpanMonths  = 12000
+	MaxSpanSeconds = math.MaxInt64 / int64(time.Second)
+)
+
+// spanUnits are the units [ParseSpan] reads after a count, each with one
+// meaning: lower case only, so "M" (a month to some tools, a minute to
+// others) is refused rather than guessed.
+var spanUnits = map[string]struct {
+	months  int64         // whole months per unit, or
+	seconds time.Duration // a fixed duration per unit
+}{
+	"s": {seconds: time.Second}, "sec": {seconds: time.Second}, "secs": {seconds: time.Second},
+	"second": {seconds: time.Second}, "seconds": {seconds: time.Second},
+	"m": {seconds: time.Minute}, "min": {seconds: time.Minute}, "mins": {seconds: time.Minute},
+	"minute": {seconds: time.Minute}, "minutes": {seconds: time.Minute},
+	"h": {seconds: time.Hour}, "hour": {seconds: time.Hour}, "hours": {seconds: time.Hour},
+	"d": {seconds: 24 * time.Hour}, "day": {seconds: 24 * time.Hour}, "days": {seconds: 24 * time.Hour},
+	"w": {seconds: 7 * 24 * time.Hour}, "week": {seconds: 7 * 24 * time.Hour}, "weeks": {seconds: 7 * 24 * time.Hour},
+	"mo": {months: 1}, "month": {months: 1}, "months": {months: 1},
+	"y": {months: 12}, "year": {months: 12}, "years": {months: 12},
+}
+
+// spanWant lists what [ParseSpan] accepts, for its error messages.
+const spanWant = "want hour, day, week, month or year; a count and a unit, s, m (minutes), h, d, w, mo (months) or y, " +
+	"or second(s), minute(s), hour(s), day(s), week(s), month(s), year(s), lower case; or a Go duration like 1h30m"
+
+// ParseSpan reads a width or retention, strictly: each unit means one
+// thing, and anything else is refused with [ErrPlan] and a message listing
+// what is accepted.
+//
+//   - "hour", "day", "week", "month", "year" (also "hourly", "daily",
+//     "weekly", "monthly", "yearly"), in any case;
+//   - a positive count and a lower-case unit, with at most one space
+//     between them: "90d", "2w", "3months", "3 mo", "1y", "6h", "90m"
+//     (m is minutes, mo months; "M" is refused);
+//   - a Go duration as [time.ParseDuration] reads it, not lower-cased:
+//     "1h30m", "6h0m0s".
+//
+// The result is checked before any conversion: a positive whole number of
+// seconds up to [MaxSpanSeconds], or whole months up to [MaxSpanMonths].
+// [Span.String] writes a form ParseSpan reads back to the same Span.
 func ParseSpan(s string) (Span, error) {
-	in := strings.ToLower(strings.ReplaceAll(strings.TrimSpace(s), " ", ""))
-	switch in {
+	in := strings.TrimSpace(s)
+	bad := func(format string, args ...any) (Span, error) {
+		return Span{}, fmt.Errorf("%w: span %q: %s; %s", ErrPlan, s, fmt.Sprintf(format, args...), spanWant)
+	}
+	switch strings.ToLower(in) {
 	case "hour", "hourly":
 		return Hour, nil
 	case "day", "daily":
@@ -221,48 +291,81 @@ func ParseSpan(s string) (Span, error) {
 	for i < len(in) && in[i] >= '0' && in[i] <= '9' {
 		i++
 	}
-	n, err := strconv.Atoi(in[:i])
-	var sp Span
-	if i > 0 && err == nil && n > 0 {
-		switch in[i:] {
-		case "d", "day", "days":
-			sp = Span{Duration: time.Duration(n) * Day.Duration}
-		case "w", "week", "weeks":
-			sp = Span{Duration: time.Duration(n) * Week.Duration}
-		case "mo", "mon", "month", "months":
-			sp = Span{Months: n}
-		case "y", "year", "years":
-			sp = Span{Months: 12 * n}
-		}
+	unit := strings.TrimPrefix(in[i:], " ")
+	letters := unit != ""
+	for _, c := range []byte(unit) {
+		letters = letters && (c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z')
 	}
-	if sp.IsZero() {
+	// Go's sub-second units are left to time.ParseDuration.
+	counted := i > 0 && letters && unit != "ms" && unit != "us" && unit != "ns"
+	var sp Span
+	switch {
+	case counted:
+		u, ok := spanUnits[unit]
+		if !ok {
+			return bad("unknown unit %q", unit)
+		}
+		n, err := strconv.ParseInt(in[:i], 10, 64)
+		if err != nil {
+			return bad("count %s is too large", in[:i])
+		}
+		if n == 0 {
+			return bad("not positive")
+		}
+		if u.months > 0 {
+			if n > MaxSpanMonths/u.months {
+				return bad("%d %s is more than %d months", n, unit, MaxSpanMonths)
+			}
+			sp = Span{Months: int(n * u.months)}
+		} else {
+			if n > MaxSpanSeconds/int64(u.seconds/time.Second) {
+				return bad("%d %s is more than %d seconds", n, unit, MaxSpanSeconds)
+			}
+			sp = Span{Duration: time.Duration(n) * u.seconds}
+		}
+	default:
 		d, err := time.ParseDuration(in)
 		if err != nil {
-			return Span{}, fmt.Errorf("%w: span %q: want day, week, month, year, Nd, Nw, Nmonths, Ny or a duration like 6h", ErrPlan, s)
+			if in == "" {
+				return bad("empty")
+			}
+			return bad("not a count and a unit, nor a Go duration")
 		}
 		sp = Span{Duration: d}
 	}
-	if err := sp.check("span"); err != nil {
-		return Span{}, err
+	if p := sp.problem(); p != "" {
+		return bad("%s", p)
 	}
 	return sp, nil
 }
 
-// check reports an invalid width or retention.
+// check reports an invalid width or retention: not positive, months mixed
+// with a duration, not whole seconds, or over the limits.
 func (s Span) check(what string) error {
-	switch {
-	case s.Months < 0 || s.Duration < 0 || s.IsZero():
-		return fmt.Errorf("%w: %s %s is not positive", ErrPlan, what, s)
-	case s.Months > 0 && s.Duration != 0:
-		return fmt.Errorf("%w: %s mixes months (%d) with a duration (%s)", ErrPlan, what, s.Months, s.Duration)
-	case s.Duration%time.Second != 0:
-		return fmt.Errorf("%w: %s %s is not a whole number of seconds", ErrPlan, what, s.Duration)
+	if p := s.problem(); p != "" {
+		return fmt.Errorf("%w: %s %s", ErrPlan, what, p)
 	}
 	return nil
 }
 
+// problem says what is wrong with s, or "".
+func (s Span) problem() string {
+	switch {
+	case s.Months < 0 || s.Duration < 0 || s.IsZero():
+		return s.String() + " is not positive"
+	case s.Months > 0 && s.Duration != 0:
+		return fmt.Sprintf("mixes months (%d) with a duration (%s)", s.Months, s.Duration)
+	case s.Months > MaxSpanMonths:
+		return fmt.Sprintf("of %d months is more than %d months", s.Months, MaxSpanMonths)
+	case s.Duration%time.Second != 0:
+		return s.Duration.String() + " is not a whole number of seconds"
+	}
+	return ""
+}
+
 // interval returns s as a PostgreSQL interval: months, or microseconds (no
-// days field, so the server sees a fixed duration).
+// days field, so the server sees a fixed duration). s must have passed
+// check, so the months fit an int32.
 func (s Span) interval() pgtype.Interval {
 	return pgtype.Interval{Months: int32(s.Months), Microseconds: s.Duration.Microseconds(), Valid: true}
 }
@@ -341,8 +444,17 @@ type Plan struct {
 	// DetachConcurrentlyThenDrop.
 	Retire Retire
 	// Now is the time the current partition holds; zero means the
-	// server's now(). Set it to prepare partitions for a backfill.
+	// server's now(). Set it to prepare partitions for a backfill. It is
+	// also the retention clock unless RetainAt is set.
 	Now time.Time
+	// RetainAt, if not zero, is the time retention counts back from (the
+	// cut is RetainAt - Retain) instead of Now: set Now ahead to prepare
+	// partitions for a new width and leave the retention on the real
+	// clock (docs/PARTITIONING.md, "Changing the width").
+	RetainAt time.Time
+	// DryRun makes Ensure change nothing and report what it would create,
+	// detach, drop and keep ([Report.DryRun]).
+	DryRun bool
 }
 
 // check reports an invalid plan before anything reaches the server.
@@ -389,14 +501,59 @@ type Partition struct {
 	RowEstimate int64
 }
 
-// Report is what [Ensure] did, each list in the order it happened.
+// Report is what [Ensure] did, each list in the order it happened, and what
+// it could not do.
 type Report struct {
 	Created  []Partition
 	Detached []Partition // also filled for DetachConcurrentlyThenDrop, before Dropped
 	Dropped  []Partition
+	// Kept are the expired partitions Ensure could not retire, with the
+	// reason; they are reported on every run until the reason is gone.
+	Kept []Kept
+	// Default is the DEFAULT partition, if the parent has one, with the
+	// rows it holds.
+	Default DefaultRows
+	// DryRun is true if the plan was a dry run: the lists say what Ensure
+	// would have done, and nothing was changed.
+	DryRun bool
 }
 
-// Empty reports whether Ensure changed nothing.
+// Empty reports whether Ensure changed nothing and has nothing to report:
+// no partition created, detached, dropped or kept, no row in the DEFAULT
+// partition.
 func (r Report) Empty() bool {
-	return len(r.Created) == 0 && len(r.Detached) == 0 && len(r.Dropped) == 0
+	return len(r.Created) == 0 && len(r.Detached) == 0 && len(r.Dropped) == 0 && len(r.Kept) == 0 && r.Default.Rows == 0
+}
+
+// Kept is an expired partition that [Ensure] could not retire.
+type Kept struct {
+	Partition
+	// Reason says why, e.g. "it is still referenced: 1 rows of
+	// public.event_tags reference it through event_tags_event_id_fkey (ON
+	// DELETE NO ACTION)", or the server's error message.
+	Reason string
+	// Detail and Hint are the server's DETAIL and HINT, if any.
+	Detail, Hint string
+	// Constraint names the constraint(s) that kept it, if any.
+	Constraint string
+}
+
+// String describes k in one line: name, range, reason, detail and hint.
+func (k Kept) String() string {
+	return fmt.Sprintf("%s [%s, %s) kept: %s%s", k.Name, k.Lower.Format(time.RFC3339), k.Upper.Format(time.RFC3339),
+		k.Reason, detailHint(k.Detail, k.Hint))
+}
+
+// DefaultRows describes the DEFAULT partition of a parent.
+type DefaultRows struct {
+	// Name is the DEFAULT partition's schema-qualified name, "" if the
+	// parent has none.
+	Name string
+	// Rows is how many rows it holds: rows inserted while their partition
+	// was missing. Retention never touches them, and they stop the
+	// creation of their range (ErrDefaultHasRows) until moved.
+	Rows int64
+	// Oldest and Newest are the times of its oldest and newest IDs (zero
+	// when it is empty).
+	Oldest, Newest time.Time
 }

@@ -552,23 +552,26 @@ func TestPartition(t *testing.T) {
 		CREATE TABLE plain (id pgid.ulid PRIMARY KEY)`); err != nil {
 		t.Fatal(err)
 	}
-	var res map[string][]map[string]any
+	var res struct {
+		Created []map[string]any `json:"created"`
+		DryRun  bool             `json:"dry_run"`
+	}
 	out := mustRun(t, "partition", "ensure", "--database-url", dsn, "--table", "events", "--every", "day",
 		"--ahead", "2", "--at", "2026-11-22T12:00:00Z", "--json")
 	if err := json.Unmarshal([]byte(out), &res); err != nil {
 		t.Fatalf("%v: %s", err, out)
 	}
 	want := []string{"public.events_p20261122", "public.events_p20261123", "public.events_p20261124"}
-	if len(res["created"]) != len(want) {
-		t.Fatalf("created %v, want %v", res["created"], want)
+	if len(res.Created) != len(want) {
+		t.Fatalf("created %v, want %v", res.Created, want)
 	}
-	for i, p := range res["created"] {
+	for i, p := range res.Created {
 		if p["name"] != want[i] {
 			t.Errorf("created[%d] = %v, want %s", i, p["name"], want[i])
 		}
 	}
-	if res["created"][0]["lower"] != "2026-11-22T00:00:00.000Z" || res["created"][0]["upper"] != "2026-11-23T00:00:00.000Z" {
-		t.Errorf("first partition's range: %v", res["created"][0])
+	if res.Created[0]["lower"] != "2026-11-22T00:00:00.000Z" || res.Created[0]["upper"] != "2026-11-23T00:00:00.000Z" {
+		t.Errorf("first partition's range: %v", res.Created[0])
 	}
 	// A ULID made in the first partition's day lands there.
 	gen := ulidtype.NewGenerator(func() time.Time { return time.Date(2026, 11, 22, 23, 59, 59, 999e6, time.UTC) }, nil)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -43,7 +44,9 @@ func cmdPartitionEnsure(ctx context.Context, e *env, args []string) error {
 	retire := fs.String("retire", "drop", "how to retire: drop, detach, detach-concurrently or detach-concurrently-drop")
 	kind := fs.String("kind", "any", "the key's kind, checked against the column: any, ulid or objectid")
 	at := fs.String("at", "", "the time the current partition holds (RFC 3339, a date, or -24h); default the server's now()")
-	asJSON := fs.Bool("json", false, `print {"created", "detached", "dropped"}, each a list of partitions`)
+	retainAt := fs.String("retain-at", "", "the time retention counts back from, if not --at (RFC 3339, a date, or -24h)")
+	dryRun := fs.Bool("dry-run", false, "change nothing; print what would be created, detached, dropped and kept")
+	asJSON := fs.Bool("json", false, `print {"created", "detached", "dropped", "kept", "default", "dry_run"}`)
 	pos, err := parse(e, fs, args)
 	if err != nil {
 		return err
@@ -54,7 +57,7 @@ func cmdPartitionEnsure(ctx context.Context, e *env, args []string) error {
 	if *table == "" {
 		return usagef("--table is required")
 	}
-	plan := partition.Plan{Parent: *table, Ahead: *ahead}
+	plan := partition.Plan{Parent: *table, Ahead: *ahead, DryRun: *dryRun}
 	if plan.Every, err = partition.ParseSpan(*every); err != nil {
 		return usageError{fmt.Errorf("--every: %w", err)}
 	}
@@ -74,19 +77,50 @@ func cmdPartitionEnsure(ctx context.Context, e *env, args []string) error {
 			return usageError{fmt.Errorf("--at: %w", err)}
 		}
 	}
+	if *retainAt != "" {
+		if plan.RetainAt, err = parseWhen(*retainAt, time.Now()); err != nil {
+			return usageError{fmt.Errorf("--retain-at: %w", err)}
+		}
+	}
 	conn, err := connectURL(ctx, e, "partition ensure", *dbURL)
 	if err != nil {
 		return err
 	}
 	defer conn.Close(context.Background())
 	r, err := partition.Ensure(ctx, conn, plan)
-	if err != nil {
+	if err != nil && !errors.Is(err, partition.ErrKept) {
 		return err
 	}
+	// What was done is printed also when some partitions were kept; the
+	// exit status is then 1, with the server's DETAIL and HINT in err.
+	if err == nil && r.Default.Rows > 0 {
+		err = fmt.Errorf("the DEFAULT partition %s holds %d rows made from %s to %s: their partitions were missing when they came; "+
+			"retention never touches them and they block creating their range (docs/PARTITIONING.md, \"Rows in the DEFAULT partition\")",
+			r.Default.Name, r.Default.Rows, fmtTime(r.Default.Oldest), fmtTime(r.Default.Newest))
+	}
 	if *asJSON {
-		return writeJSON(e.stdout, map[string]any{
+		kept := make([]jsonKept, 0, len(r.Kept))
+		for _, k := range r.Kept {
+			kept = append(kept, jsonKept{jsonParts([]partition.Partition{k.Partition})[0], k.Reason, k.Detail, k.Hint, k.Constraint})
+		}
+		var dflt *jsonDefault
+		if r.Default.Name != "" {
+			dflt = &jsonDefault{Name: r.Default.Name, Rows: r.Default.Rows}
+			if r.Default.Rows > 0 {
+				dflt.Oldest, dflt.Newest = fmtTime(r.Default.Oldest), fmtTime(r.Default.Newest)
+			}
+		}
+		if werr := writeJSON(e.stdout, map[string]any{
 			"created": jsonParts(r.Created), "detached": jsonParts(r.Detached), "dropped": jsonParts(r.Dropped),
-		})
+			"kept": kept, "default": dflt, "dry_run": r.DryRun,
+		}); werr != nil {
+			return werr
+		}
+		return err
+	}
+	prefix := ""
+	if r.DryRun {
+		prefix = "would be "
 	}
 	if r.Empty() {
 		fmt.Fprintf(e.stdout, "%s: nothing to do\n", *table)
@@ -97,10 +131,34 @@ func cmdPartitionEnsure(ctx context.Context, e *env, args []string) error {
 		parts []partition.Partition
 	}{{"created", r.Created}, {"detached", r.Detached}, {"dropped", r.Dropped}} {
 		for _, p := range step.parts {
-			fmt.Fprintf(e.stdout, "%-9s %s  %s\n", step.what, p.Name, timeRange(p))
+			fmt.Fprintf(e.stdout, "%-9s %s  %s\n", prefix+step.what, p.Name, timeRange(p))
 		}
 	}
-	return nil
+	for _, k := range r.Kept {
+		fmt.Fprintf(e.stdout, "%-9s %s  %s  %s\n", prefix+"kept", k.Name, timeRange(k.Partition), k.Reason)
+	}
+	if r.Default.Rows > 0 {
+		fmt.Fprintf(e.stdout, "%-9s %s  %d rows made from %s to %s\n", "default", r.Default.Name, r.Default.Rows,
+			fmtTime(r.Default.Oldest), fmtTime(r.Default.Newest))
+	}
+	return err
+}
+
+// jsonKept is a kept partition as --json prints it.
+type jsonKept struct {
+	jsonPart
+	Reason     string `json:"reason"`
+	Detail     string `json:"detail,omitempty"`
+	Hint       string `json:"hint,omitempty"`
+	Constraint string `json:"constraint,omitempty"`
+}
+
+// jsonDefault is the DEFAULT partition as --json prints it.
+type jsonDefault struct {
+	Name   string `json:"name"`
+	Rows   int64  `json:"rows"`
+	Oldest string `json:"oldest,omitempty"`
+	Newest string `json:"newest,omitempty"`
 }
 
 func cmdPartitionList(ctx context.Context, e *env, args []string) error {
