@@ -58,9 +58,9 @@ func loadCodec(e *env, path string) (*opaque.Codec, error) {
 	return nil, usagef("%s: %v", where, err)
 }
 
-// codeArgs moves arguments that look like codes (16 characters of the
-// ObjectId code alphabet, or 26 Crockford characters) behind a "--", so a
-// code starting with '-' (1 in 64) is not taken for a flag.
+// codeArgs moves arguments that look like codes or short ObjectIds (16
+// characters of their alphabet, or 26 Crockford characters) behind a "--",
+// so one starting with '-' (1 in 64) is not taken for a flag.
 func codeArgs(args []string) []string {
 	var flags, codes []string
 	for i := 0; i < len(args); i++ {
@@ -71,7 +71,10 @@ func codeArgs(args []string) []string {
 		}
 		if strings.HasPrefix(a, "-") && !looksLikeCode(a) {
 			flags = append(flags, a)
-			if !strings.Contains(a, "=") && (a == "--key-file" || a == "-key-file") && i+1 < len(args) {
+			if a == "--key-file" || a == "-key-file" {
+				if i+1 == len(args) {
+					return args // no value: let the flag package say so
+				}
 				i++
 				flags = append(flags, args[i])
 			}
@@ -137,7 +140,7 @@ func cmdSeal(_ context.Context, e *env, args []string) error {
 	fs := newFlags(e, "seal")
 	keyFile := fs.String("key-file", "", "the keys, lines of ID:hex (default $"+envKeys+")")
 	asJSON := fs.Bool("json", false, `print [{"input", "kind", "code"}]`)
-	c, pos, err := codecAndInputs(e, fs, args, keyFile, "IDs (ULID, UUID, ObjectId hex or short)")
+	c, pos, err := codecAndInputs(e, fs, codeArgs(args), keyFile, "IDs (ULID, UUID, ObjectId hex or short)")
 	if err != nil {
 		return err
 	}

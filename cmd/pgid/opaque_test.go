@@ -64,6 +64,21 @@ func TestSealOpen(t *testing.T) {
 	if dash == "" {
 		t.Error("no code starting with '-' in 1,000")
 	}
+	// A short ObjectId starting with '-' seals without "--" too.
+	for i := 0; i < 2000; i++ {
+		id := objectidtype.New()
+		if short := id.Short(); strings.HasPrefix(short, "-") {
+			code, out, errOut := cli(t, "", nil, "seal", short, "--key-file", keyFile)
+			if code != 0 || len(strings.TrimSpace(out)) != 16 {
+				t.Fatalf("seal %s: %d %q %s", short, code, out, errOut)
+			}
+			break
+		}
+	}
+	// A trailing --key-file without a value is a flag error, not a file "--".
+	if code, _, errOut := cli(t, "", nil, "open", codes[0], "--key-file"); code != 2 || strings.Contains(errOut, "stat --") {
+		t.Errorf("trailing --key-file: %d %s", code, errOut)
+	}
 
 	// Rotation: a new current key, the old one kept.
 	_, newLine, _ := cli(t, "", nil, "new-key", "--id", "2")

@@ -1,3 +1,5 @@
+//go:build unix
+
 package pgserver
 
 import (
@@ -17,49 +19,6 @@ import (
 	"syscall"
 	"time"
 )
-
-// EmbeddedVersion is the PostgreSQL version StartEmbedded downloads when no
-// binaries are given.
-const EmbeddedVersion = "18.3.0"
-
-// RootCacheDir is the default cache when this process is root: a directory
-// only root may write and the server's unprivileged user may read.
-const RootCacheDir = "/var/cache/pgid"
-
-// EmbeddedOptions configure [StartEmbedded]. The zero value reads
-// PGID_POSTGRES_BINARIES and PGID_POSTGRES_CACHE, and otherwise downloads
-// PostgreSQL 18 into the default cache.
-type EmbeddedOptions struct {
-	// Binaries is a directory holding bin/initdb and bin/postgres (with the
-	// lib and share they find next to them); when empty,
-	// $PGID_POSTGRES_BINARIES; when that is empty too, EmbeddedVersion is
-	// downloaded (once) into the cache.
-	Binaries string
-	// RunAsUser is the unprivileged user the server runs as when this
-	// process is root; default "nobody".
-	RunAsUser string
-	// BinaryRepositoryURL replaces [MavenCentral] as the download source (a
-	// mirror with the same layout, publishing .sha256 or .sha1 files).
-	BinaryRepositoryURL string
-	// CacheDir is where downloaded binaries are kept; when empty,
-	// $PGID_POSTGRES_CACHE; when that is empty too, [RootCacheDir] for root,
-	// otherwise pgid in os.UserCacheDir ($XDG_CACHE_HOME or ~/.cache).
-	CacheDir string
-	// Logf, if set, reports progress (e.g. a first download).
-	Logf func(format string, args ...any)
-	// Getenv replaces os.Getenv (tests).
-	Getenv func(string) string
-
-	// started, if set, is called with each process StartEmbedded starts,
-	// right after it started (tests read its credentials).
-	started func(name string, pid int)
-}
-
-func (o *EmbeddedOptions) logf(format string, args ...any) {
-	if o.Logf != nil {
-		o.Logf(format, args...)
-	}
-}
 
 // StartEmbedded initialises and starts a PostgreSQL server on a free port of
 // 127.0.0.1, in a new temporary directory, with a password made for this
@@ -230,7 +189,7 @@ func start(ctx context.Context, o *EmbeddedOptions, bins, work string, cred *cre
 	}
 
 	var initOut bytes.Buffer
-	initdb := command(filepath.Join(bins, "bin", "initdb"),
+	initdb := command(ctx, filepath.Join(bins, "bin", "initdb"),
 		"-D", dataDir, "-U", "postgres", "-A", "scram-sha-256", "--pwfile", pwFile,
 		"-E", "UTF8", "--locale=C", "--no-sync")
 	initdb.Stdout, initdb.Stderr = &initOut, &initOut
@@ -250,14 +209,14 @@ func start(ctx context.Context, o *EmbeddedOptions, bins, work string, cred *cre
 		return nil, err
 	}
 	defer logFile.Close() // the postmaster has its own copy
-	pm := command(filepath.Join(bins, "bin", "postgres"), "-D", dataDir, "-p", strconv.Itoa(port),
+	pm := command(context.Background(), filepath.Join(bins, "bin", "postgres"), "-D", dataDir, "-p", strconv.Itoa(port),
 		"-k", runDir, "-c", "listen_addresses=127.0.0.1", "-c", "max_connections=200",
 		"-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off")
 	pm.Stdout, pm.Stderr = logFile, logFile
 	// Its own process group, so a Ctrl-C meant for us reaches it only
 	// through Close; and if this process dies, an immediate shutdown.
 	pm.SysProcAttr.Setpgid = true
-	pm.SysProcAttr.Pdeathsig = syscall.SIGQUIT
+	setDeathSignal(pm.SysProcAttr)
 	if err := startAs(o, cred, "postgres", pm); err != nil {
 		return nil, err
 	}
@@ -295,7 +254,10 @@ func start(ctx context.Context, o *EmbeddedOptions, bins, work string, cred *cre
 			return nil, fmt.Errorf("postgres exited while starting (%v):\n%s", waitErr, tail(log))
 		default:
 		}
-		err := Ping(ctx, dsn, time.Second)
+		// require_auth: only a server that proves it knows the password
+		// (SCRAM is mutual) counts, and pgx never sends it in clear: a local
+		// user who took the port first cannot pose as ours.
+		err := Ping(ctx, dsn+"&require_auth=scram-sha-256", time.Second)
 		if err == nil {
 			break
 		}
@@ -321,14 +283,18 @@ func start(ctx context.Context, o *EmbeddedOptions, bins, work string, cred *cre
 	}, nil
 }
 
-// command is an exec.Cmd for a PostgreSQL program: run from /, without the
-// PG* variables of this environment (PGDATA, PGPORT... would change what
-// it does).
-func command(path string, args ...string) *exec.Cmd {
-	cmd := exec.Command(path, args...)
+// command is an exec.Cmd for a PostgreSQL program: run from /, with only
+// the environment it needs (PATH, the locale, TZ, TMPDIR), so neither this
+// process's secrets nor its PG* variables (PGDATA, PGPORT...) reach a
+// process of the server's user, where any process of that user could read
+// them in /proc.
+func command(ctx context.Context, path string, args ...string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, path, args...)
 	cmd.Dir = "/"
+	cmd.Env = []string{}
 	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "PG") {
+		k, _, _ := strings.Cut(kv, "=")
+		if k == "PATH" || k == "LANG" || k == "TZ" || k == "TMPDIR" || strings.HasPrefix(k, "LC_") {
 			cmd.Env = append(cmd.Env, kv)
 		}
 	}
@@ -412,8 +378,8 @@ func lookupCredential(name string) (*credential, error) {
 	if err := errors.Join(err1, err2); err != nil {
 		return nil, fmt.Errorf("user %s: %w", name, err)
 	}
-	if uid == 0 {
-		return nil, fmt.Errorf("user %s is root: the embedded PostgreSQL must run as an unprivileged user", name)
+	if uid == 0 || gid == 0 {
+		return nil, fmt.Errorf("user %s has uid %d, gid %d: the embedded PostgreSQL must run as an unprivileged user and group", name, uid, gid)
 	}
 	return &credential{name: name, uid: uid, gid: gid}, nil
 }

@@ -1,3 +1,5 @@
+//go:build unix
+
 package pgserver
 
 import (
@@ -18,6 +20,7 @@ import (
 	"path"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 
 	"github.com/ulikunitz/xz"
@@ -232,10 +235,18 @@ func extractTar(tr *tar.Reader, root *os.Root) error {
 			if err := root.MkdirAll(d, 0o755); err != nil {
 				return err
 			}
+			for p := d; p != "."; p = path.Dir(p) { // past the umask
+				if err := root.Chmod(p, 0o755); err != nil {
+					return err
+				}
+			}
 		}
 		switch h.Typeflag {
 		case tar.TypeDir:
 			if err := root.Mkdir(name, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+				return err
+			}
+			if err := root.Chmod(name, 0o755); err != nil { // past the umask
 				return err
 			}
 		case tar.TypeReg:
@@ -273,12 +284,20 @@ func extractTar(tr *tar.Reader, root *os.Root) error {
 			if h.Typeflag == tar.TypeSymlink {
 				target = path.Join(path.Dir(name), h.Linkname)
 			}
-			if path.IsAbs(h.Linkname) || !filepath.IsLocal(target) {
+			// No ".." in a link at all: checked as text, "up/../x" after
+			// "up -> .." would leave the directory.
+			if path.IsAbs(h.Linkname) || !filepath.IsLocal(target) || slices.Contains(strings.Split(h.Linkname, "/"), "..") {
 				return fmt.Errorf("link %q -> %q leaves the directory", h.Name, h.Linkname)
 			}
 			if h.Typeflag == tar.TypeSymlink {
 				err = root.Symlink(h.Linkname, name)
 			} else {
+				// A hard link to a symbolic link would move the link
+				// to another directory, where its target means another
+				// place.
+				if fi, lerr := root.Lstat(target); lerr == nil && !fi.Mode().IsRegular() {
+					return fmt.Errorf("hard link %q -> %q: not to a regular file", h.Name, h.Linkname)
+				}
 				err = root.Link(target, name)
 			}
 			if err != nil {

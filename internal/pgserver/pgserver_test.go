@@ -1,3 +1,5 @@
+//go:build unix
+
 package pgserver
 
 import (
@@ -133,6 +135,7 @@ func TestFindOrder(t *testing.T) {
 // (PGID_POSTGRES=embedded, PGID_POSTGRES_BINARIES), as root if the test
 // runs as root, and checks Close leaves nothing behind.
 func TestForcedEmbedded(t *testing.T) {
+	t.Setenv("PGID_TEST_SECRET", "do-not-pass-on")
 	ctx := context.Background()
 	bins := binaries(t)
 	var logs []string
@@ -171,6 +174,12 @@ func TestForcedEmbedded(t *testing.T) {
 	want := strconv.Itoa(os.Geteuid())
 	if os.Geteuid() == 0 {
 		want = "65534" // nobody
+	}
+	// The server's environment holds nothing of ours but the basics.
+	if env, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", pid)); err != nil {
+		t.Error(err)
+	} else if bytes.Contains(env, []byte("PGID_TEST_SECRET")) || bytes.Contains(env, []byte("DATABASE_URL")) {
+		t.Errorf("the postmaster's environment carries this process's variables: %q", env)
 	}
 	if got := procUID(t, pid); got != want {
 		t.Errorf("the postmaster runs as uid %s, want %s", got, want)
@@ -409,6 +418,7 @@ func TestExtractHostileArchive(t *testing.T) {
 		"absolute link":    {Name: "bin/initdb", Typeflag: tar.TypeSymlink, Linkname: "/bin/sh"},
 		"escaping link":    {Name: "bin/initdb", Typeflag: tar.TypeSymlink, Linkname: "../../outside"},
 		"escaping hardlnk": {Name: "bin/initdb", Typeflag: tar.TypeLink, Linkname: "../outside"},
+		"dot-dot inside":   {Name: "bin/x", Typeflag: tar.TypeSymlink, Linkname: "up/../lib"},
 		"device":           {Name: "dev", Typeflag: tar.TypeChar, Devmajor: 1, Devminor: 3},
 		"fifo":             {Name: "fifo", Typeflag: tar.TypeFifo},
 	}
@@ -435,6 +445,38 @@ func TestExtractHostileArchive(t *testing.T) {
 			if entries, _ := os.ReadDir(parent); len(entries) != 1 {
 				t.Errorf("something landed beside the directory: %v", entries)
 			}
+		})
+	}
+	// "up -> .." then "x -> up/../outside" read as inside, as text; and a
+	// hard link to a symbolic link would move it to another directory.
+	for name, hs := range map[string][]*tar.Header{
+		"link through a link": {
+			{Name: "d/", Typeflag: tar.TypeDir, Mode: 0o755},
+			{Name: "d/up", Typeflag: tar.TypeSymlink, Linkname: ".."},
+			{Name: "d/x", Typeflag: tar.TypeSymlink, Linkname: "up/../outside"},
+		},
+		"hard link to a symlink": {
+			{Name: "a/b/", Typeflag: tar.TypeDir, Mode: 0o755},
+			{Name: "a/b/l", Typeflag: tar.TypeSymlink, Linkname: "x"},
+			{Name: "l2", Typeflag: tar.TypeLink, Linkname: "a/b/l"},
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "x")
+			os.Mkdir(dir, 0o700)
+			var b bytes.Buffer
+			tw := tar.NewWriter(&b)
+			for _, h := range hs {
+				tw.WriteHeader(h)
+			}
+			tw.Close()
+			root, _ := os.OpenRoot(dir)
+			defer root.Close()
+			err := extractTar(tar.NewReader(&b), root)
+			if err == nil {
+				t.Fatal("extracted")
+			}
+			t.Log(err)
 		})
 	}
 	// A symbolic link planted inside the tree cannot carry a later file out.

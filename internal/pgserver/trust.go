@@ -1,3 +1,5 @@
+//go:build unix
+
 package pgserver
 
 import (
@@ -11,32 +13,6 @@ import (
 	"strings"
 	"syscall"
 )
-
-// ErrUnsafePath is what [StartEmbedded] returns, wrapped in an
-// [*UnsafePathError], when a directory it would execute from, extract into or
-// keep its cache in is owned by another user, writable by another user, or a
-// symbolic link where a directory should be, at any level of the path.
-var ErrUnsafePath = errors.New("unsafe path")
-
-// UnsafePathError names the path [StartEmbedded] refused, why, and how to
-// fix it. It matches [ErrUnsafePath] with errors.Is.
-type UnsafePathError struct {
-	// Use is what the path was for, e.g. "the binaries cache".
-	Use string
-	// Path is the path refused: the level of it that is unsafe.
-	Path string
-	// Reason says what is wrong with Path, e.g. "owned by uid 65534".
-	Reason string
-	// Fix says how to make it safe or what to use instead.
-	Fix string
-}
-
-func (e *UnsafePathError) Error() string {
-	return fmt.Sprintf("refusing %s: %s is %s; %s", e.Use, e.Path, e.Reason, e.Fix)
-}
-
-// Unwrap makes errors.Is(err, ErrUnsafePath) true.
-func (e *UnsafePathError) Unwrap() error { return ErrUnsafePath }
 
 // pathRule says what a path is used for and what it must allow.
 type pathRule struct {
@@ -130,6 +106,13 @@ func writers(perm fs.FileMode) string {
 // this user and writable by nobody else, no other user can change what
 // that name opens.
 func securePath(r pathRule, p string) (string, error) {
+	return resolvePath(r, p, false)
+}
+
+// resolvePath is securePath; with followFinal, a symbolic link as the last
+// level is followed (its owner and target checked like any other) instead
+// of refused.
+func resolvePath(r pathRule, p string, followFinal bool) (string, error) {
 	if !filepath.IsAbs(p) {
 		return "", fmt.Errorf("%s: %q is not an absolute path", r.use, p)
 	}
@@ -155,7 +138,7 @@ func securePath(r pathRule, p string) (string, error) {
 			return "", fmt.Errorf("%s: %w", r.use, err)
 		}
 		if fi.Mode()&fs.ModeSymlink != 0 {
-			if len(todo) == 0 {
+			if len(todo) == 0 && !followFinal {
 				return "", &UnsafePathError{Use: r.use, Path: next, Reason: "a symbolic link",
 					Fix: "give the directory itself, or " + r.fix}
 			}
@@ -203,6 +186,10 @@ func splitPath(p string) []string {
 // safe as the directory it came from. Symbolic links may point inside the
 // tree; a link out of it is checked with securePath like dir.
 func checkTree(r pathRule, dir string) (string, error) {
+	return checkTreeDepth(r, dir, 0)
+}
+
+func checkTreeDepth(r pathRule, dir string, depth int) (string, error) {
 	root, err := securePath(r, dir)
 	if err != nil {
 		return "", err
@@ -224,22 +211,25 @@ func checkTree(r pathRule, dir string) (string, error) {
 		if st, ok := fi.Sys().(*syscall.Stat_t); !ok || !trustedOwner(st.Uid) {
 			return &UnsafePathError{Use: r.use, Path: p, Reason: "a symbolic link owned by another user", Fix: r.fix}
 		}
-		target, err := os.Readlink(p)
+		// Resolve the link as the kernel will, level by level, checking
+		// every directory and link on the way (a link inside the tree may
+		// lead out of it through another link).
+		resolved, err := resolvePath(r, p, true)
 		if err != nil {
 			return err
 		}
-		if !filepath.IsAbs(target) {
-			target = filepath.Join(filepath.Dir(p), target)
-		}
-		if rel, err := filepath.Rel(root, target); err == nil && filepath.IsLocal(rel) {
+		if rel, err := filepath.Rel(root, resolved); err == nil && filepath.IsLocal(rel) {
 			return nil // inside the tree: checked as part of it
 		}
-		resolved, err := filepath.EvalSymlinks(target)
-		if err != nil {
-			return fmt.Errorf("%s: %s: %w", r.use, p, err)
+		// Out of the tree: a directory there is checked whole.
+		if fi, err := os.Stat(resolved); err == nil && fi.IsDir() {
+			if depth >= 8 {
+				return fmt.Errorf("%s: %s: links out of the tree nest too deep", r.use, p)
+			}
+			_, err = checkTreeDepth(r, resolved, depth+1)
+			return err
 		}
-		_, err = securePath(r, resolved)
-		return err
+		return nil
 	})
 	return root, err
 }
@@ -268,13 +258,20 @@ func mkdirSecure(r pathRule, p string, perm fs.FileMode) (string, error) {
 		}
 		existing = parent
 	}
-	cur, err := securePath(r, existing)
+	// A link as the deepest existing level (~/.cache -> /data/cache) is
+	// followed when more is to be made below it; p itself must not be one.
+	cur, err := resolvePath(r, existing, len(missing) > 0)
 	if err != nil {
 		return "", err
 	}
 	for i := len(missing) - 1; i >= 0; i-- {
 		next := filepath.Join(cur, missing[i])
-		if err := os.Mkdir(next, perm); err != nil && !errors.Is(err, fs.ErrExist) {
+		if err := os.Mkdir(next, perm); err == nil {
+			// Ours, just made: give it perm whatever the umask took away.
+			if err := os.Chmod(next, perm); err != nil {
+				return "", err
+			}
+		} else if !errors.Is(err, fs.ErrExist) {
 			return "", fmt.Errorf("%s: %w", r.use, err)
 		}
 		// Whoever made it, check what is there now.

@@ -1,3 +1,5 @@
+//go:build unix
+
 package pgserver
 
 import (
@@ -7,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -243,4 +246,71 @@ func TestCIBinariesScriptRefuses(t *testing.T) {
 			t.Errorf("a planted cached version: %s", out)
 		}
 	})
+}
+
+// TestLinksResolvedPhysically: links are followed as the kernel follows
+// them, level by level: a link that looks inside the tree but goes out
+// through another link, a link through another user's link, and a link to
+// a directory outside with an unsafe file in it are all refused.
+func TestLinksResolvedPhysically(t *testing.T) {
+	base := privateDir(t)
+	r := pathRule{use: "the test tree", fix: "choose another"}
+	tree := filepath.Join(base, "tree")
+	os.MkdirAll(filepath.Join(tree, "lib"), 0o755)
+	outside := filepath.Join(base, "outside")
+	os.MkdirAll(filepath.Join(outside, "open"), 0o755)
+	os.Chmod(filepath.Join(outside, "open"), 0o777)
+	os.WriteFile(filepath.Join(outside, "open", "evil.so"), nil, 0o644)
+	if _, err := checkTree(r, tree); err != nil {
+		t.Fatal(err)
+	}
+	// (a) "up/open/evil.so" reads as inside the tree; up leads out.
+	os.Symlink(outside, filepath.Join(tree, "lib", "up"))
+	os.Symlink("up/open/evil.so", filepath.Join(tree, "lib", "libx.so"))
+	_, err := checkTree(r, tree)
+	wantUnsafe(t, err, filepath.Join(outside, "open"), "writable by")
+	os.Remove(filepath.Join(tree, "lib", "libx.so"))
+	os.Remove(filepath.Join(tree, "lib", "up"))
+	// (b) a link through a link in a place others may write.
+	hop := filepath.Join(t.TempDir(), "hop") // under /tmp
+	os.Symlink("/usr/lib", hop)
+	os.Symlink(hop, filepath.Join(tree, "lib", "via"))
+	if _, err := checkTree(r, tree); !errors.Is(err, ErrUnsafePath) {
+		t.Errorf("a link through %s: %v, want refused", hop, err)
+	}
+	os.Remove(filepath.Join(tree, "lib", "via"))
+	// (c) a link to a directory outside the tree: its contents count.
+	os.Chmod(filepath.Join(outside, "open"), 0o755)
+	os.Chmod(filepath.Join(outside, "open", "evil.so"), 0o666)
+	os.Symlink(filepath.Join(outside, "open"), filepath.Join(tree, "lib", "dir"))
+	_, err = checkTree(r, tree)
+	wantUnsafe(t, err, filepath.Join(outside, "open", "evil.so"), "writable by")
+}
+
+// TestMkdirSecureUmaskAndLinkedParent: directories pgserver makes get
+// their mode whatever the umask, and a symbolic link as an existing parent
+// (~/.cache -> /data/cache) is followed, while the cache itself as a link
+// stays refused.
+func TestMkdirSecureUmaskAndLinkedParent(t *testing.T) {
+	base := privateDir(t)
+	r := pathRule{use: "the test cache", fix: "choose another", othersEnter: true}
+	old := syscall.Umask(0o027)
+	defer syscall.Umask(old)
+	got, err := mkdirSecure(r, filepath.Join(base, "a", "b"), 0o755)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []string{filepath.Join(base, "a"), got} {
+		if fi, _ := os.Stat(d); fi.Mode().Perm() != 0o755 {
+			t.Errorf("%s: mode %v under umask 027, want 0755", d, fi.Mode().Perm())
+		}
+	}
+	os.Mkdir(filepath.Join(base, "data"), 0o755)
+	os.Chmod(filepath.Join(base, "data"), 0o755)
+	os.Symlink(filepath.Join(base, "data"), filepath.Join(base, "cachelink"))
+	if got, err := mkdirSecure(r, filepath.Join(base, "cachelink", "pgid"), 0o755); err != nil || got != filepath.Join(base, "data", "pgid") {
+		t.Errorf("below a linked parent: %q, %v", got, err)
+	}
+	_, err = mkdirSecure(r, filepath.Join(base, "cachelink"), 0o755)
+	wantUnsafe(t, err, filepath.Join(base, "cachelink"), "a symbolic link")
 }
