@@ -61,12 +61,14 @@ func (o ObjectID) Compare(p ObjectID) int {
 	return 0
 }
 
-// Timestamp returns the time of o in seconds since the Unix epoch.
-func (o ObjectID) Timestamp() uint32 {
-	return binary.BigEndian.Uint32(o[:4])
+// Timestamp returns the time of o, in UTC, with one-second precision, as the
+// MongoDB Go driver's ObjectID.Timestamp does.
+func (o ObjectID) Timestamp() time.Time {
+	return time.Unix(o.Unix(), 0).UTC()
 }
 
-// Time returns the time of o, in UTC, with one-second precision.
-func (o ObjectID) Time() time.Time {
-	return time.Unix(int64(o.Timestamp()), 0).UTC()
+// Unix returns the 32-bit time of o in seconds since the Unix epoch, as
+// [time.Time.Unix] counts them.
+func (o ObjectID) Unix() int64 {
+	return int64(binary.BigEndian.Uint32(o[:4]))
 }

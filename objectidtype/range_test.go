@@ -14,8 +14,8 @@ func TestMinMaxAt(t *testing.T) {
 	if hi != MustParse("4e7020cbffffffffffffffff") {
 		t.Errorf("MaxAt = %v", hi)
 	}
-	if !lo.Time().Equal(seedTime) || !hi.Time().Equal(seedTime) {
-		t.Errorf("times %v, %v; want %v", lo.Time(), hi.Time(), seedTime)
+	if !lo.Timestamp().Equal(seedTime) || !hi.Timestamp().Equal(seedTime) {
+		t.Errorf("times %v, %v; want %v", lo.Timestamp(), hi.Timestamp(), seedTime)
 	}
 	if seedBytes.Compare(lo) < 0 || seedBytes.Compare(hi) > 0 {
 		t.Errorf("seed %v outside [%v, %v]", seedBytes, lo, hi)

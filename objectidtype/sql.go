@@ -155,6 +155,14 @@ func (n NullObjectID) Value() (driver.Value, error) {
 	return n.ObjectID.Value()
 }
 
+// String returns the ObjectID's canonical form if Valid, else "NULL".
+func (n NullObjectID) String() string {
+	if !n.Valid {
+		return "NULL"
+	}
+	return n.ObjectID.String()
+}
+
 // MarshalJSON implements the [encoding/json.Marshaler] interface: null if not
 // Valid, else the ObjectID's hex string.
 func (n NullObjectID) MarshalJSON() ([]byte, error) {

@@ -1,8 +1,10 @@
 package objectidtype
 
 import (
+	"bytes"
 	"encoding/base64"
 	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"slices"
 	"strconv"
@@ -237,19 +239,42 @@ func (o ObjectID) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON implements the [encoding/json.Unmarshaler] interface. It
-// accepts a JSON string in either form [Parse] does. JSON null leaves o
-// unchanged and is no error, as encoding/json treats null for any non-pointer
-// value (time.Time does the same); to tell null from an ID, use
-// [NullObjectID] or *ObjectID. On error o is left unchanged.
+// accepts a JSON string in either form [Parse] does, and MongoDB Extended
+// JSON, {"$oid": "<24 hex digits>"}, as the MongoDB driver writes it. JSON
+// null leaves o unchanged and is no error, as encoding/json treats null for
+// any non-pointer value (time.Time does the same); to tell null from an ID,
+// use [NullObjectID] or *ObjectID. On error o is left unchanged.
 func (o *ObjectID) UnmarshalJSON(data []byte) error {
 	s, err := idtext.JSONString(data)
-	if err != nil {
-		if err == idtext.ErrNullJSON {
-			return nil
+	switch {
+	case err == idtext.ErrNullJSON:
+		return nil
+	case err == idtext.ErrNotString && len(data) > 0 && data[0] == '{':
+		if s, err = extendedOID(data); err != nil {
+			return &ParseError{Input: string(data), Pos: -1, Err: ErrCharacter, Msg: err.Error()}
 		}
-		return &ParseError{Input: string(data), Pos: -1, Err: ErrCharacter, Msg: err.Error()}
+		return o.UnmarshalText(s)
+	case err != nil:
+		return &ParseError{Input: string(data), Pos: -1, Err: ErrCharacter, Msg: err.Error() + ` or {"$oid": …}`}
 	}
 	return o.UnmarshalText(s)
+}
+
+// extendedOID returns the hex digits of the Extended JSON object
+// {"$oid": "<24 hex digits>"}, which must have no other member.
+func extendedOID(data []byte) ([]byte, error) {
+	var v struct {
+		OID *string `json:"$oid"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&v); err != nil || v.OID == nil || dec.More() {
+		return nil, errors.New(`not Extended JSON {"$oid": "<24 hex digits>"}`)
+	}
+	if len(*v.OID) != hexLen {
+		return nil, errors.New(`Extended JSON $oid of ` + strconv.Itoa(len(*v.OID)) + ` characters, want 24 hex digits`)
+	}
+	return []byte(*v.OID), nil
 }
 
 // ShortID is an ObjectID whose text and JSON form is the 16-character short

@@ -21,7 +21,7 @@ const (
 
 // Layout is the bit layout of the ULIDs a [Generator] makes. Both layouts
 // start with the 48-bit Unix millisecond, so ULIDs of both sort by time
-// together, millisecond by millisecond, and [ULID.Time] is exact for both.
+// together, millisecond by millisecond, and [ULID.Timestamp] is exact for both.
 type Layout uint8
 
 const (

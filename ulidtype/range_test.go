@@ -13,8 +13,8 @@ func TestMinMaxAt(t *testing.T) {
 	if lo.String() != "01GFGGMBFG0000000000000000" || hi.String() != "01GFGGMBFGZZZZZZZZZZZZZZZZ" {
 		t.Fatalf("MinAt %s MaxAt %s", lo, hi)
 	}
-	if lo.Timestamp() != 1665927884272 || hi.Timestamp() != 1665927884272 {
-		t.Fatalf("timestamps %d %d", lo.Timestamp(), hi.Timestamp())
+	if lo.UnixMilli() != 1665927884272 || hi.UnixMilli() != 1665927884272 {
+		t.Fatalf("timestamps %d %d", lo.UnixMilli(), hi.UnixMilli())
 	}
 	// Every ID of that millisecond lies in [MinAt, MaxAt]; the neighbours don't.
 	clk := testclock.New(at)

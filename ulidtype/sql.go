@@ -80,6 +80,14 @@ func (n NullULID) Value() (driver.Value, error) {
 	return n.ULID.Value()
 }
 
+// String returns the ULID's canonical form if Valid, else "NULL".
+func (n NullULID) String() string {
+	if !n.Valid {
+		return "NULL"
+	}
+	return n.ULID.String()
+}
+
 // MarshalJSON implements the [encoding/json.Marshaler] interface: null if not
 // Valid, else the ULID's canonical string.
 func (n NullULID) MarshalJSON() ([]byte, error) {

@@ -68,14 +68,16 @@ func (u ULID) Compare(v ULID) int {
 	return cmp.Compare(ulo, vlo)
 }
 
-// Timestamp returns the 48-bit time of u in milliseconds since the Unix epoch.
-func (u ULID) Timestamp() uint64 {
-	return binary.BigEndian.Uint64(u[:8]) >> 16
+// Timestamp returns the time of u, in UTC, with millisecond precision, as
+// oklog/ulid's Timestamp does.
+func (u ULID) Timestamp() time.Time {
+	return time.UnixMilli(u.UnixMilli()).UTC()
 }
 
-// Time returns the time of u, in UTC, with millisecond precision.
-func (u ULID) Time() time.Time {
-	return time.UnixMilli(int64(u.Timestamp())).UTC()
+// UnixMilli returns the 48-bit time of u in milliseconds since the Unix
+// epoch, as [time.Time.UnixMilli] counts them.
+func (u ULID) UnixMilli() int64 {
+	return int64(binary.BigEndian.Uint64(u[:8]) >> 16)
 }
 
 // IsV7 reports whether u is also a valid RFC 9562 UUIDv7: version 7 (the top
@@ -83,7 +85,7 @@ func (u ULID) Time() time.Time {
 // every ULID made in [LayoutV7] and every value of PostgreSQL 18's uuidv7(),
 // and by chance for some of [LayoutULID]: about 1 in 32 of those New makes
 // (their version bits are the top of the sequence, which starts with its top
-// bit 0) and 1 in 64 random ones. [ULID.Time] reads the same 48 bits either
+// bit 0) and 1 in 64 random ones. [ULID.Timestamp] reads the same 48 bits either
 // way.
 func (u ULID) IsV7() bool { return u[6]>>4 == 7 && u[8]>>6 == 0b10 }
 
