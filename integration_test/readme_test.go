@@ -122,8 +122,8 @@ func TestReadmeFirstScreen(t *testing.T) {
 	id := ulidtype.New() // strictly increasing in the process, never fails
 	_, err = pool.Exec(ctx, "INSERT INTO events (id, kind) VALUES ($1, $2)", id, "signup")
 
-	lo, hi := ulidtype.Range(time.Now().Add(-time.Hour), time.Now()) // the last hour
-	rows, err := pool.Query(ctx, "SELECT id, kind FROM events WHERE id >= $1 AND id < $2 ORDER BY id", lo, hi)
+	since := ulidtype.Since(time.Now().Add(-time.Hour)) // the last hour, up to the newest row
+	rows, err := pool.Query(ctx, "SELECT id, kind FROM events WHERE id >= $1 ORDER BY id", since)
 
 	if err != nil {
 		t.Fatal(err)

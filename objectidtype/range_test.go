@@ -135,3 +135,27 @@ func TestRangeEmpty(t *testing.T) {
 		}
 	}
 }
+
+// TestSinceUntil: Since(t) is MinAt(t) and Until(t) the first ObjectID of
+// the next second, so [Since(t), Until(t)) holds all of t's second, also IDs
+// made after the bound, whatever the sub-second part of t.
+func TestSinceUntil(t *testing.T) {
+	for _, frac := range []time.Duration{0, 1, 999 * time.Millisecond} {
+		at := time.Unix(seedUnix, 0).Add(frac)
+		lo, hi := Since(at), Until(at)
+		if lo != MinAt(at) || hi != MinAt(time.Unix(seedUnix+1, 0)) || hi.Unix() != seedUnix+1 {
+			t.Fatalf("+%v: Since %s, Until %s", frac, lo, hi)
+		}
+		ids := make([]ObjectID, 500)
+		NewGenerator(func() time.Time { return at }, nil).Fill(ids)
+		for _, o := range ids {
+			if o.Compare(lo) < 0 || o.Compare(hi) >= 0 {
+				t.Fatalf("+%v: %s outside [%s, %s)", frac, o, lo, hi)
+			}
+		}
+	}
+	end := time.Unix(1<<32-1, 0)
+	if got := Until(end.Add(time.Hour)); got != MaxAt(end) || Until(end.Add(-time.Second)) != MinAt(end) {
+		t.Fatalf("Until at the end of time = %s", got)
+	}
+}

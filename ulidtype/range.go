@@ -23,6 +23,8 @@ func MaxAt(t time.Time) ULID {
 //	WHERE id >= $1 AND id < $2
 //
 // which PostgreSQL answers with a range scan of the primary key index.
+// Range is for closed windows: for one that ends now, use [Since] or
+// [Until], as Range(from, time.Now()) leaves out the current millisecond.
 // Both ends are truncated to the millisecond, so an ID made at 10:00:00.0004
 // is inside Range(10:00:00.0009, …) and outside Range(…, 10:00:00.0009).
 // If to's millisecond is not after from's, the range is empty (hi <= lo).
@@ -30,6 +32,33 @@ func MaxAt(t time.Time) ULID {
 // the year 10889, are beyond every hi.
 func Range(from, to time.Time) (lo, hi ULID) {
 	return MinAt(from), MinAt(to)
+}
+
+// Since returns the lower bound of the ULIDs made at or after t's
+// millisecond, MinAt(t), for a window open at the top:
+//
+//	WHERE id >= $1
+//
+// It cannot miss the newest rows: an ID made in the current millisecond, or
+// after the query was built, is inside. Use it for "everything since t";
+// Range(t, time.Now()) leaves out the current millisecond.
+func Since(t time.Time) (lo ULID) { return MinAt(t) }
+
+// Until returns the upper bound for "up to and including t's millisecond":
+// MinAt of the next millisecond, so that
+//
+//	WHERE id >= $1 AND id < $2 -- lo = Since(from), hi = Until(time.Now())
+//
+// includes every ID made in the current millisecond, also those made after
+// the call in it, which Range(from, time.Now()) leaves out. If t is in the
+// last millisecond a ULID can hold (year 10889) or later, hi is MaxAt(t) and
+// only that one largest ULID is beyond it.
+func Until(t time.Time) (hi ULID) {
+	ms := clampMilli(t)
+	if ms == maxTimestamp {
+		return MaxAt(t)
+	}
+	return fromHalves((ms+1)<<16, 0)
 }
 
 // clampMilli returns t in Unix milliseconds, clamped to [0, 2^48-1].
