@@ -28,6 +28,9 @@ var (
 	ErrNull = errors.New("objectidtype: NULL")
 	// ErrScanType: Scan was given a Go type that cannot hold an ObjectID.
 	ErrScanType = errors.New("objectidtype: unsupported scan source")
+	// ErrArray: the text given to [Slice.Scan] or [NullSlice.Scan] is not a
+	// one-dimensional PostgreSQL array.
+	ErrArray = errors.New("objectidtype: invalid array")
 )
 
 // ParseError describes why an input is not an ObjectID. It wraps
