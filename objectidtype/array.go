@@ -30,61 +30,40 @@ var errNullElem = fmt.Errorf("%w element: use NullSlice for an array with NULL e
 // output (\x and 24 hex digits) or a text[] of the forms [Parse] takes, or
 // binary (pgx). Syntax errors wrap [ErrArray]. On error s is left unchanged.
 func (s *Slice) Scan(src any) error {
-	out, err := idtext.ScanArray(src, func(data []byte, null, raw bool) (o ObjectID, err error) {
-		if null {
-			return o, errNullElem
-		}
-		return o, o.scanElem(data, raw)
+	return idtext.ScanSlice((*[]ObjectID)(s), src, ErrArray, ErrScanType, "Slice", func(data []byte, null, raw bool) (o ObjectID, err error) {
+		return o, o.scanElem(data, null, raw)
 	})
-	if err != nil {
-		return idtext.ArrayScanError(err, ErrArray, ErrScanType, "Slice", src)
-	}
-	*s = out
-	return nil
 }
 
 // Value implements the [database/sql/driver.Valuer] interface: the text of a
 // bytea[], {"\\x…",…}, or nil (NULL) for a nil Slice.
 func (s Slice) Value() (driver.Value, error) {
-	if s == nil {
-		return nil, nil
-	}
-	return string(idtext.AppendArray(make([]byte, 0, 2+len(s)*(byteaTextLen+4)), len(s), true, func(b []byte, i int) ([]byte, bool) {
-		return s[i].appendByteaText(b), false
-	})), nil
+	return idtext.SliceValue(s == nil, len(s), byteaTextLen, true, func(b []byte, i int) ([]byte, bool) { return s[i].appendByteaText(b), false })
 }
 
 // Scan implements the [database/sql.Scanner] interface as [Slice.Scan] does,
 // with NULL elements as NullObjectIDs that are not Valid.
 func (s *NullSlice) Scan(src any) error {
-	out, err := idtext.ScanArray(src, func(data []byte, null, raw bool) (n NullObjectID, err error) {
-		if null {
+	return idtext.ScanSlice((*[]NullObjectID)(s), src, ErrArray, ErrScanType, "NullSlice", func(data []byte, null, raw bool) (n NullObjectID, err error) {
+		if n.Valid = !null; null {
 			return n, nil
 		}
-		n.Valid = true
-		return n, n.ObjectID.scanElem(data, raw)
+		return n, n.ObjectID.scanElem(data, false, raw)
 	})
-	if err != nil {
-		return idtext.ArrayScanError(err, ErrArray, ErrScanType, "NullSlice", src)
-	}
-	*s = out
-	return nil
 }
 
 // Value implements the [database/sql/driver.Valuer] interface as
 // [Slice.Value] does, with NULL for the elements that are not Valid.
 func (s NullSlice) Value() (driver.Value, error) {
-	if s == nil {
-		return nil, nil
-	}
-	return string(idtext.AppendArray(make([]byte, 0, 2+len(s)*(byteaTextLen+4)), len(s), true, func(b []byte, i int) ([]byte, bool) {
-		return s[i].ObjectID.appendByteaText(b), !s[i].Valid
-	})), nil
+	return idtext.SliceValue(s == nil, len(s), byteaTextLen, true, func(b []byte, i int) ([]byte, bool) { return s[i].ObjectID.appendByteaText(b), !s[i].Valid })
 }
 
 // scanElem stores an array element into o: the 12 bytes of a binary bytea
-// element if raw, else a text form.
-func (o *ObjectID) scanElem(data []byte, raw bool) error {
+// element if raw, else a text form. A NULL element is an error.
+func (o *ObjectID) scanElem(data []byte, null, raw bool) error {
+	if null {
+		return errNullElem
+	}
 	if raw {
 		return o.scanBytes(data)
 	}

@@ -30,66 +30,43 @@ var errNullElem = fmt.Errorf("%w element: use NullSlice for an array with NULL e
 // [Parse] takes, or binary (pgx). Syntax errors wrap [ErrArray]. On error s
 // is left unchanged.
 func (s *Slice) Scan(src any) error {
-	out, err := idtext.ScanArray(src, func(data []byte, null, raw bool) (u ULID, err error) {
-		if null {
-			return u, errNullElem
-		}
-		return u, u.scanElem(data, raw)
+	return idtext.ScanSlice((*[]ULID)(s), src, ErrArray, ErrScanType, "Slice", func(data []byte, null, raw bool) (u ULID, err error) {
+		return u, u.scanElem(data, null, raw)
 	})
-	if err != nil {
-		return idtext.ArrayScanError(err, ErrArray, ErrScanType, "Slice", src)
-	}
-	*s = out
-	return nil
 }
 
 // Value implements the [database/sql/driver.Valuer] interface: the array's
 // text, {…,…}, with each ULID in the 36-character UUID form, or nil (NULL)
 // for a nil Slice.
 func (s Slice) Value() (driver.Value, error) {
-	if s == nil {
-		return nil, nil
-	}
-	return string(idtext.AppendArray(make([]byte, 0, 2+len(s)*(uuidLen+1)), len(s), false, func(b []byte, i int) ([]byte, bool) {
-		return s[i].appendUUID(b), false
-	})), nil
+	return idtext.SliceValue(s == nil, len(s), uuidLen, false, func(b []byte, i int) ([]byte, bool) { return s[i].appendUUID(b), false })
 }
 
 // Scan implements the [database/sql.Scanner] interface as [Slice.Scan] does,
 // with NULL elements as NullULIDs that are not Valid.
 func (s *NullSlice) Scan(src any) error {
-	out, err := idtext.ScanArray(src, func(data []byte, null, raw bool) (n NullULID, err error) {
-		if null {
+	return idtext.ScanSlice((*[]NullULID)(s), src, ErrArray, ErrScanType, "NullSlice", func(data []byte, null, raw bool) (n NullULID, err error) {
+		if n.Valid = !null; null {
 			return n, nil
 		}
-		n.Valid = true
-		return n, n.ULID.scanElem(data, raw)
+		return n, n.ULID.scanElem(data, false, raw)
 	})
-	if err != nil {
-		return idtext.ArrayScanError(err, ErrArray, ErrScanType, "NullSlice", src)
-	}
-	*s = out
-	return nil
 }
 
 // Value implements the [database/sql/driver.Valuer] interface as
 // [Slice.Value] does, with NULL for the elements that are not Valid.
 func (s NullSlice) Value() (driver.Value, error) {
-	if s == nil {
-		return nil, nil
-	}
-	return string(idtext.AppendArray(make([]byte, 0, 2+len(s)*(uuidLen+1)), len(s), false, func(b []byte, i int) ([]byte, bool) {
-		return s[i].ULID.appendUUID(b), !s[i].Valid
-	})), nil
+	return idtext.SliceValue(s == nil, len(s), uuidLen, false, func(b []byte, i int) ([]byte, bool) { return s[i].ULID.appendUUID(b), !s[i].Valid })
 }
 
 // scanElem stores an array element into u: the 16 bytes of a binary uuid
-// element if raw, else a text form.
-func (u *ULID) scanElem(data []byte, raw bool) error {
-	if raw {
-		v, err := FromBytes(data)
-		*u = v
-		return err
+// element if raw, else a text form. A NULL element is an error.
+func (u *ULID) scanElem(data []byte, null, raw bool) error {
+	switch {
+	case null:
+		return errNullElem
+	case raw:
+		return u.UnmarshalBinary(data)
 	}
 	return parse(data, u)
 }

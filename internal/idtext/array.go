@@ -1,6 +1,7 @@
 package idtext
 
 import (
+	"database/sql/driver"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -314,4 +315,24 @@ func ArrayScanError(err, errArray, errScanType error, typ string, src any) error
 		return fmt.Errorf("%w: cannot scan %T into %s", errScanType, src, typ)
 	}
 	return err
+}
+
+// ScanSlice scans src into *dst as ScanArray does, leaving *dst unchanged on
+// error; errors are as ArrayScanError returns them for typ.
+func ScanSlice[E any](dst *[]E, src any, errArray, errScanType error, typ string, elem func(data []byte, null, raw bool) (E, error)) error {
+	out, err := ScanArray(src, elem)
+	if err != nil {
+		return ArrayScanError(err, errArray, errScanType, typ, src)
+	}
+	*dst = out
+	return nil
+}
+
+// SliceValue returns the array text of n elements as a driver.Value, a
+// string, or nil (NULL) if isNil; size is an element's usual length.
+func SliceValue(isNil bool, n, size int, quote bool, elem func(b []byte, i int) ([]byte, bool)) (driver.Value, error) {
+	if isNil {
+		return nil, nil
+	}
+	return string(AppendArray(make([]byte, 0, 2+n*(size+3)), n, quote, elem)), nil
 }
