@@ -235,10 +235,10 @@ func (o *ObjectID) UnmarshalBinary(data []byte) error {
 // MarshalJSON implements the [encoding/json.Marshaler] interface: a JSON
 // string holding the 24 hex digits. For the short form use [ShortID].
 func (o ObjectID) MarshalJSON() ([]byte, error) {
-	b := make([]byte, hexLen+2)
-	b[0], b[hexLen+1] = '"', '"'
-	encodeHex(binary.BigEndian.Uint64(o[:8]), binary.BigEndian.Uint32(o[8:]), (*[hexLen]byte)(b[1:]))
-	return b, nil
+	b := make([]byte, 0, hexLen+2)
+	b = append(b, '"')
+	b, _ = o.AppendText(b)
+	return append(b, '"'), nil
 }
 
 // UnmarshalJSON implements the [encoding/json.Unmarshaler] interface. It
@@ -281,19 +281,12 @@ func extendedOID(data []byte) ([]byte, error) {
 }
 
 // ShortID is an ObjectID whose text and JSON form is the 16-character short
-// form of [ObjectID.Short], for APIs that want short IDs. It converts to and
-// from ObjectID at no cost:
-//
-//	type Item struct {
-//		ID objectidtype.ShortID `json:"id"` // "jD0wOTOIwqZNdydH"
-//	}
-//	item := Item{ID: objectidtype.ShortID(id)}
-//	id = objectidtype.ObjectID(item.ID)
-//
-// Its text and JSON decoding accept both forms, like [Parse]; use *ShortID for
-// a nullable JSON field or column (JSON null leaves a plain ShortID
-// unchanged, and NullObjectID would write hex). In databases it is stored exactly like an ObjectID.
-// The short form does not sort like the ID: compare ObjectIDs instead.
+// form of [ObjectID.Short], for APIs that want short IDs; it converts to and
+// from ObjectID at no cost (ShortID(id), ObjectID(short)). Its text and JSON
+// decoding accept both forms, like [Parse]. Use *ShortID for a nullable JSON
+// field or column: JSON null leaves a plain ShortID unchanged, and
+// NullObjectID would write hex. In databases it is stored exactly like an
+// ObjectID. The short form does not sort like the ID: compare ObjectIDs.
 type ShortID ObjectID
 
 // String returns the 16-character short form.

@@ -16,20 +16,17 @@ func MaxAt(t time.Time) ULID {
 	return fromHalves(clampMilli(t)<<16|0xFFFF, ^uint64(0))
 }
 
-// Range returns the half-open bounds [lo, hi) of the ULIDs made from the
-// millisecond of from up to, not including, the millisecond of to:
-// lo = MinAt(from), hi = MinAt(to). Use them as
+// Range returns the half-open bounds [lo, hi) = [MinAt(from), MinAt(to)) of
+// the ULIDs made from the millisecond of from up to, not including, that of
+// to, for a range scan of the primary key index:
 //
 //	WHERE id >= $1 AND id < $2
 //
-// which PostgreSQL answers with a range scan of the primary key index.
-// Range is for closed windows: for one that ends now, use [Since] or
-// [Until], as Range(from, time.Now()) leaves out the current millisecond.
-// Both ends are truncated to the millisecond, so an ID made at 10:00:00.0004
-// is inside Range(10:00:00.0009, …) and outside Range(…, 10:00:00.0009).
-// If to's millisecond is not after from's, the range is empty (hi <= lo).
-// Times are clamped as by [MinAt], so IDs of the very last millisecond, in
-// the year 10889, are beyond every hi.
+// It is for closed windows: Range(from, time.Now()) leaves out the current
+// millisecond; use [Since] or [Until] for a window that ends now. Both ends
+// are truncated to the millisecond; if to's is not after from's, the range
+// is empty (hi <= lo). Times are clamped as by [MinAt], so IDs of the very
+// last millisecond, in the year 10889, are beyond every hi.
 func Range(from, to time.Time) (lo, hi ULID) {
 	return MinAt(from), MinAt(to)
 }
