@@ -43,35 +43,35 @@ func TestSinceFindsNewestRows(t *testing.T) {
 	if _, err := conn.Exec(context.Background(), "CREATE TABLE su (id pgid.ulid PRIMARY KEY); CREATE TABLE so (id pgid.objectid PRIMARY KEY)"); err != nil {
 		t.Fatal(err)
 	}
-	cases := []struct {
-		name   string
-		missed func() int
-	}{
-		{"ulidtype.Since", func() int {
-			return insertThenQuery(t, conn, "su", ulidtype.New, func(now time.Time) (string, []any) {
-				return "id >= $1", []any{ulidtype.Since(now.Add(-time.Hour))}
-			})
-		}},
-		{"ulidtype.Since+Until", func() int {
-			return insertThenQuery(t, conn, "su", ulidtype.New, func(now time.Time) (string, []any) {
-				return "id >= $1 AND id < $2", []any{ulidtype.Since(now.Add(-time.Hour)), ulidtype.Until(now)}
-			})
-		}},
-		{"objectidtype.Since", func() int {
-			return insertThenQuery(t, conn, "so", objectidtype.New, func(now time.Time) (string, []any) {
-				return "id >= $1", []any{objectidtype.Since(now.Add(-time.Hour))}
-			})
-		}},
-		{"objectidtype.Since+Until", func() int {
-			return insertThenQuery(t, conn, "so", objectidtype.New, func(now time.Time) (string, []any) {
-				return "id >= $1 AND id < $2", []any{objectidtype.Since(now.Add(-time.Hour)), objectidtype.Until(now)}
-			})
-		}},
+	hour := -time.Hour
+	ulidBounds := [][]func(time.Time) any{
+		{func(now time.Time) any { return ulidtype.Since(now.Add(hour)) }},
+		{func(now time.Time) any { return ulidtype.Since(now.Add(hour)) }, func(now time.Time) any { return ulidtype.Until(now) }},
 	}
-	for _, c := range cases {
-		if missed := c.missed(); missed != 0 {
-			t.Errorf("%s: the row just inserted was missing %d times of 1000", c.name, missed)
+	oidBounds := [][]func(time.Time) any{
+		{func(now time.Time) any { return objectidtype.Since(now.Add(hour)) }},
+		{func(now time.Time) any { return objectidtype.Since(now.Add(hour)) }, func(now time.Time) any { return objectidtype.Until(now) }},
+	}
+	for i := range 2 {
+		name := []string{"Since", "Since+Until"}[i]
+		if missed := insertThenQuery(t, conn, "su", ulidtype.New, where(ulidBounds[i])); missed != 0 {
+			t.Errorf("ulidtype.%s: the row just inserted was missing %d times of 1000", name, missed)
 		}
+		if missed := insertThenQuery(t, conn, "so", objectidtype.New, where(oidBounds[i])); missed != 0 {
+			t.Errorf("objectidtype.%s: the row just inserted was missing %d times of 1000", name, missed)
+		}
+	}
+}
+
+// where returns the bounds function for insertThenQuery that computes the
+// lower bound and, if there are two, the upper bound.
+func where(bounds []func(time.Time) any) func(now time.Time) (string, []any) {
+	return func(now time.Time) (string, []any) {
+		args := []any{bounds[0](now)}
+		if len(bounds) == 1 {
+			return "id >= $1", args
+		}
+		return "id >= $1 AND id < $2", append(args, bounds[1](now))
 	}
 }
 
