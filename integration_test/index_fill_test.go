@@ -84,8 +84,8 @@ func TestIndexFillMonotonic(t *testing.T) {
 	}
 	// The generator saw the intended clock, one millisecond per 175 keys.
 	first, last := monotonic[0][0].(ulidtype.ULID), monotonic[n-1][0].(ulidtype.ULID)
-	if lastMs := t0.Add((n - 1) / perMs * time.Millisecond); !first.Time().Equal(t0) || !last.Time().Equal(lastMs) {
-		t.Fatalf("generated from %v to %v, want %v to %v", first.Time(), last.Time(), t0, lastMs)
+	if lastMs := t0.Add((n - 1) / perMs * time.Millisecond); !first.Timestamp().Equal(t0) || !last.Timestamp().Equal(lastMs) {
+		t.Fatalf("generated from %v to %v, want %v to %v", first.Timestamp(), last.Timestamp(), t0, lastMs)
 	}
 
 	density := map[string]float64{}

@@ -218,13 +218,13 @@ func placement(t *testing.T, conn *pgx.Conn, parent string, kind partition.Kind)
 			if err := rows.Scan(&part, &u); err != nil {
 				t.Fatal(err)
 			}
-			ts, id = u.Time(), u.String()
+			ts, id = u.Timestamp(), u.String()
 		} else {
 			var o objectidtype.ObjectID
 			if err := rows.Scan(&part, &o); err != nil {
 				t.Fatal(err)
 			}
-			ts, id = o.Time(), o.String()
+			ts, id = o.Timestamp(), o.String()
 		}
 		want := "(none)"
 		for _, p := range parts {

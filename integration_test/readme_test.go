@@ -122,8 +122,8 @@ func TestReadmeFirstScreen(t *testing.T) {
 	id := ulidtype.New() // strictly increasing in the process, never fails
 	_, err = pool.Exec(ctx, "INSERT INTO events (id, kind) VALUES ($1, $2)", id, "signup")
 
-	lo, hi := ulidtype.Range(time.Now().Add(-time.Hour), time.Now()) // the last hour
-	rows, err := pool.Query(ctx, "SELECT id, kind FROM events WHERE id >= $1 AND id < $2 ORDER BY id", lo, hi)
+	since := ulidtype.Since(time.Now().Add(-time.Hour)) // the last hour, up to the newest row
+	rows, err := pool.Query(ctx, "SELECT id, kind FROM events WHERE id >= $1 ORDER BY id", since)
 
 	if err != nil {
 		t.Fatal(err)
@@ -155,26 +155,26 @@ func TestReadmePgxAfterConnect(t *testing.T) {
 	}
 }
 
-// database/sql through pgx's stdlib.
+// database/sql through pgx's stdlib, arrays included.
 func TestReadmeDatabaseSQL(t *testing.T) {
 	ctx := context.Background()
-	dsn := readmeDB(t)
-	connConfig, perr := pgx.ParseConfig(dsn)
-	if perr != nil {
-		t.Fatal(perr)
-	}
+	t.Setenv("DATABASE_URL", readmeDB(t))
 	want := ulidtype.New()
-	if _, err := connect(t, dsn, pgx.QueryExecModeExec).Exec(ctx, "INSERT INTO events VALUES ($1, 'x')", want); err != nil {
+	if _, err := connect(t, os.Getenv("DATABASE_URL"), pgx.QueryExecModeExec).Exec(ctx, "INSERT INTO events VALUES ($1, 'x')", want); err != nil {
 		t.Fatal(err)
 	}
 
-	db := stdlib.OpenDB(*connConfig, stdlib.OptionAfterConnect(pgidpgx.AfterConnect))
+	cfg, err := pgx.ParseConfig(os.Getenv("DATABASE_URL"))
+	db := stdlib.OpenDB(*cfg)
 	var id ulidtype.ULID
-	err := db.QueryRowContext(ctx, "SELECT id FROM events ORDER BY id DESC LIMIT 1").Scan(&id)
+	err = db.QueryRowContext(ctx, "SELECT id FROM events ORDER BY id DESC LIMIT 1").Scan(&id)
+
+	var ids ulidtype.Slice // NullSlice if elements may be NULL; objectidtype.Slice for ObjectIDs
+	err = db.QueryRowContext(ctx, "SELECT array_agg(id ORDER BY id) FROM events WHERE id = ANY($1)", ulidtype.Slice{id}).Scan(&ids)
 
 	defer db.Close()
-	if err != nil || id != want {
-		t.Fatalf("database/sql: %s, %v; want %s", id, err, want)
+	if err != nil || id != want || len(ids) != 1 || ids[0] != want {
+		t.Fatalf("database/sql: %s, %v, %v; want %s", id, ids, err, want)
 	}
 	var _ *sql.DB = db
 }

@@ -239,12 +239,12 @@ func checkAllFunctions(t *testing.T, conn *pgx.Conn, path string, covered map[st
 			t.Fatal(err)
 		}
 		u, o, at := ids[i], oids[i], ts[i]
-		if text != u.String() || fromText != u || fromLower != u || !uTime.Equal(u.Time()) ||
+		if text != u.String() || fromText != u || fromLower != u || !uTime.Equal(u.Timestamp()) ||
 			uMin != ulidtype.MinAt(at) || uMax != ulidtype.MaxAt(at) || isV7 != u.IsV7() {
 			t.Errorf("search_path %s: ULID %s, time %v: SQL %s %s %s %v %s %s", path, u, at, text, fromText, fromLower, uTime, uMin, uMax)
 		}
 		if hex != o.Hex() || short != o.Short() || fromHex != o || fromUpper != o || fromShort != o ||
-			!oTime.Equal(o.Time()) || oMin != objectidtype.MinAt(at) || oMax != objectidtype.MaxAt(at) {
+			!oTime.Equal(o.Timestamp()) || oMin != objectidtype.MinAt(at) || oMax != objectidtype.MaxAt(at) {
 			t.Errorf("search_path %s: ObjectId %s, time %v: SQL %s %s %s %s %s %v %s %s", path, o, at, hex, short, fromHex, fromUpper, fromShort, oTime, oMin, oMax)
 		}
 		i++
@@ -263,11 +263,11 @@ func checkAllFunctions(t *testing.T, conn *pgx.Conn, path string, covered map[st
 	if err := conn.QueryRow(ctx, "SELECT pgid.gen_ulid(), pgid.gen_objectid(), pg_catalog.statement_timestamp()").Scan(&u, &o, &now); err != nil {
 		t.Fatal(err)
 	}
-	if d := u.Time().Sub(now); d < -time.Millisecond || d > time.Minute {
-		t.Errorf("search_path %s: gen_ulid %s at %v, statement at %v", path, u, u.Time(), now)
+	if d := u.Timestamp().Sub(now); d < -time.Millisecond || d > time.Minute {
+		t.Errorf("search_path %s: gen_ulid %s at %v, statement at %v", path, u, u.Timestamp(), now)
 	}
-	if d := o.Time().Sub(now.Truncate(time.Second)); d < 0 || d > time.Minute {
-		t.Errorf("search_path %s: gen_objectid %s at %v, statement at %v", path, o, o.Time(), now)
+	if d := o.Timestamp().Sub(now.Truncate(time.Second)); d < 0 || d > time.Minute {
+		t.Errorf("search_path %s: gen_objectid %s at %v, statement at %v", path, o, o.Timestamp(), now)
 	}
 	call("gen_ulid", "gen_objectid")
 	var v7 ulidtype.ULID
@@ -275,8 +275,8 @@ func checkAllFunctions(t *testing.T, conn *pgx.Conn, path string, covered map[st
 	if err := conn.QueryRow(ctx, "SELECT g, pgid.ulid_is_v7(g) FROM (SELECT pgid.gen_ulid_v7()) AS x(g)").Scan(&v7, &v7ok); err != nil {
 		t.Fatal(err)
 	}
-	if d := v7.Time().Sub(now); !v7.IsV7() || !v7ok || d < -time.Millisecond || d > time.Minute {
-		t.Errorf("search_path %s: gen_ulid_v7 %s (%s) at %v, IsV7 %v, ulid_is_v7 %v", path, v7, v7.UUIDString(), v7.Time(), v7.IsV7(), v7ok)
+	if d := v7.Timestamp().Sub(now); !v7.IsV7() || !v7ok || d < -time.Millisecond || d > time.Minute {
+		t.Errorf("search_path %s: gen_ulid_v7 %s (%s) at %v, IsV7 %v, ulid_is_v7 %v", path, v7, v7.UUIDString(), v7.Timestamp(), v7.IsV7(), v7ok)
 	}
 	call("gen_ulid_v7")
 

@@ -140,8 +140,8 @@ func runSqlcScenario(t *testing.T, c sqlcCase) {
 	}
 	l2, err := q.CreateLinkDefaultID(ctx, "https://example.com/b")
 	must(err, "CreateLinkDefaultID")
-	if l2.ID.IsZero() || l2.ID == goID || !near(l2.ID.Time()) || l2.LastEventID.Valid {
-		t.Fatalf("CreateLinkDefaultID returned %+v (time %v)", l2, l2.ID.Time())
+	if l2.ID.IsZero() || l2.ID == goID || !near(l2.ID.Timestamp()) || l2.LastEventID.Valid {
+		t.Fatalf("CreateLinkDefaultID returned %+v (time %v)", l2, l2.ID.Timestamp())
 	}
 	allLinks = append(allLinks, l1, l2)
 	for _, l := range allLinks {
@@ -183,8 +183,8 @@ func runSqlcScenario(t *testing.T, c sqlcCase) {
 	e4, err := w.CreateEventDefaultID(ctx, pgxdb.CreateEventDefaultIDParams{Kind: "orphan"})
 	must(err, "CreateEventDefaultID NULL link")
 	for _, e := range []pgxdb.Event{e3, e4} {
-		if e.ID.IsZero() || !near(e.ID.Time()) || e.Payload != nil {
-			t.Fatalf("CreateEventDefaultID returned %+v (time %v)", e, e.ID.Time())
+		if e.ID.IsZero() || !near(e.ID.Timestamp()) || e.Payload != nil {
+			t.Fatalf("CreateEventDefaultID returned %+v (time %v)", e, e.ID.Timestamp())
 		}
 	}
 	if e3.LinkID != (objectidtype.NullObjectID{ObjectID: l2.ID, Valid: true}) || e4.LinkID.Valid {
@@ -200,8 +200,8 @@ func runSqlcScenario(t *testing.T, c sqlcCase) {
 	}
 	nu, err := q.NewULID(ctx)
 	must(err, "NewULID")
-	if nu.IsZero() || !near(nu.Time()) {
-		t.Fatalf("NewULID = %v (time %v)", nu, nu.Time())
+	if nu.IsZero() || !near(nu.Timestamp()) {
+		t.Fatalf("NewULID = %v (time %v)", nu, nu.Timestamp())
 	}
 
 	// A nullable reference, set and cleared through sqlc.narg.

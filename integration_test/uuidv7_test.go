@@ -99,8 +99,8 @@ func TestUUIDv7GoULIDs(t *testing.T) {
 		if err := rows.Scan(&id, &ulidTime, &isV7, &extracted, &version); err != nil {
 			t.Fatal(err)
 		}
-		if id != ids[n] || !id.IsV7() || !isV7 || !ulidTime.Equal(id.Time()) {
-			t.Fatalf("%s (%s): ulid_is_v7 %v, ulid_time %v, Go %v", id, id.UUIDString(), isV7, ulidTime, id.Time())
+		if id != ids[n] || !id.IsV7() || !isV7 || !ulidTime.Equal(id.Timestamp()) {
+			t.Fatalf("%s (%s): ulid_is_v7 %v, ulid_time %v, Go %v", id, id.UUIDString(), isV7, ulidTime, id.Timestamp())
 		}
 		switch {
 		case v < versionExtract: // both NULL::
@@ -108,8 +108,8 @@ func TestUUIDv7GoULIDs(t *testing.T) {
 			t.Fatalf("%s: uuid_extract_version %v, want 7", id.UUIDString(), version)
 		case v < versionUUIDv7 && extracted != nil:
 			t.Fatalf("%s: uuid_extract_timestamp %v on 17, which reads version 1 only", id.UUIDString(), *extracted)
-		case v >= versionUUIDv7 && (extracted == nil || !extracted.Equal(id.Time())):
-			t.Fatalf("%s: uuid_extract_timestamp %v, Go Time %v", id.UUIDString(), extracted, id.Time())
+		case v >= versionUUIDv7 && (extracted == nil || !extracted.Equal(id.Timestamp())):
+			t.Fatalf("%s: uuid_extract_timestamp %v, Go Time %v", id.UUIDString(), extracted, id.Timestamp())
 		}
 		n++
 	}
@@ -157,9 +157,9 @@ func TestUUIDv7ServerValues(t *testing.T) {
 			if err := rows.Scan(&u, &ulidTime, &extracted, &isV7); err != nil {
 				t.Fatal(err)
 			}
-			if !u.IsV7() || !isV7 || !u.Time().Equal(extracted) || !u.Time().Equal(ulidTime) {
+			if !u.IsV7() || !isV7 || !u.Timestamp().Equal(extracted) || !u.Timestamp().Equal(ulidTime) {
 				t.Fatalf("%s: %s: IsV7 %v, ulid_is_v7 %v, Time %v, %s %v, pgid.ulid_time %v",
-					expr, u.UUIDString(), u.IsV7(), isV7, u.Time(), extract, extracted, ulidTime)
+					expr, u.UUIDString(), u.IsV7(), isV7, u.Timestamp(), extract, extracted, ulidTime)
 			}
 			seen[u] = true
 		}
@@ -217,13 +217,13 @@ func TestUUIDv7ExtractOnPlainULIDs(t *testing.T) {
 			switch {
 			case ts == nil && !(variant10 && (version == 1 || version == 7 && readsV7)):
 				null++
-			case ts != nil && variant10 && version == 7 && ts.Equal(id.Time()):
+			case ts != nil && variant10 && version == 7 && ts.Equal(id.Timestamp()):
 				right++
-			case ts != nil && variant10 && version == 1 && !ts.Equal(id.Time()):
+			case ts != nil && variant10 && version == 1 && !ts.Equal(id.Timestamp()):
 				wrong++
 			default:
 				t.Fatalf("%s: %s (version %d, variant 10: %v): uuid_extract_timestamp %v, Time %v",
-					src.name, id.UUIDString(), version, variant10, ts, id.Time())
+					src.name, id.UUIDString(), version, variant10, ts, id.Timestamp())
 			}
 		}
 		if rows.Err() != nil || null+right+wrong != n {
@@ -321,7 +321,7 @@ func TestUUIDv7MixedColumn(t *testing.T) {
 	}
 	// Millisecond by millisecond: every row of an earlier millisecond was
 	// made before every row of a later one.
-	msOf := func(r row) int64 { return r.id.Time().UnixMilli() }
+	msOf := func(r row) int64 { return r.id.Timestamp().UnixMilli() }
 	maxBefore := -1 // the largest n of all earlier milliseconds
 	mixedMs, outOfOrder, millis := 0, 0, 0
 	for i := 0; i < len(byID); {
@@ -354,12 +354,12 @@ func TestUUIDv7MixedColumn(t *testing.T) {
 	}
 
 	// Windows: every millisecond of a sample, and longer random ones.
-	first, last := byID[0].id.Time(), byID[len(byID)-1].id.Time()
+	first, last := byID[0].id.Timestamp(), byID[len(byID)-1].id.Timestamp()
 	span := last.Sub(first)
 	type window struct{ from, to time.Time }
 	var windows []window
 	for i := 0; i < len(byID); i += 97 {
-		at := byID[i].id.Time()
+		at := byID[i].id.Timestamp()
 		windows = append(windows, window{at, at.Add(time.Millisecond)})
 	}
 	for range 30 {

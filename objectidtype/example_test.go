@@ -15,7 +15,7 @@ import (
 func ExampleNew() {
 	a := objectidtype.New()
 	b := objectidtype.New()
-	fmt.Println(len(a.String()), a.Compare(b), time.Since(a.Time()) < time.Minute)
+	fmt.Println(len(a.String()), a.Compare(b), time.Since(a.Timestamp()) < time.Minute)
 	// Output: 24 -1 true
 }
 
@@ -41,7 +41,7 @@ func ExampleParse() {
 			fmt.Println(err)
 			continue
 		}
-		fmt.Println(id, id.Time())
+		fmt.Println(id, id.Timestamp())
 	}
 	// Output:
 	// 4e7020cb7cac81af7136236b 2011-09-14 03:34:35 +0000 UTC

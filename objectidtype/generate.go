@@ -17,45 +17,13 @@ const maxState = 1<<56 - 1
 // parityBit is the bit of Generator.state that names the epoch slot in use.
 const parityBit = 1 << 63
 
-// Generator makes ObjectIDs that strictly increase, safe for concurrent use
-// and lock-free but for one short critical section per second of the clock.
-// Its zero value is ready to use, with the system clock and crypto/rand.
-//
-// Why monotonic: ObjectIDs are meant to be B-tree keys, and keys that always
-// grow turn each insert into an append at the right edge of the index, whose
-// leaf pages PostgreSQL fills up to their fillfactor (90 by default; the
-// measured sizes are in docs/BENCHMARKS.md). MongoDB's generators let the
-// 24-bit counter wrap around, so after 2^24 IDs in one second, or after the
-// clock steps back, a later ID can sort before an earlier one.
-//
-// So here the seconds and the counter form one 56-bit number, and each new ID
-// takes the next one. Within a second the counter advances by one. When the
-// clock has moved to a new second, the seconds follow it and the counter goes
-// on counting in its lower half, which leaves room for at least 2^23 IDs in
-// that second. Past that, the counter carries into the seconds instead of
-// wrapping (the IDs run ahead of the clock by one second per 2^24 more). A
-// clock that steps back keeps the last seconds. In all cases the order holds
-// and New never fails. (Only at the very end of the range, in February 2106,
-// does the generator stop advancing and repeat its last ID.)
-//
-// The 40-bit process-unique value is drawn on first use, together with the
-// counter's start, and drawn again each time the clock moves the seconds
-// forward, so it is unique to the process and the second rather than to the
-// process alone. Because it sits after the seconds, a new value at a new
-// second keeps the order; IDs that reach a second by carrying keep the value
-// of the second they carried from. The redraw is for copies of one process: a
-// process restored twice from one memory snapshot (serverless snapshot-restore,
-// cloned virtual machines) keeps its value and its counter in both copies, and
-// copies that generate in the same second would make the same IDs. pgid
-// promises that copies stop doing so at the first ID each makes once its
-// clock has passed the seconds of the last ID made before the copy: from there
-// on each copy has a value of its own, so two copies make the same ID only as two unrelated
-// processes can, when their 40-bit values and counters meet in one second.
-// Within the second of the copy no generator can help, since ObjectIDs of one
-// second carry no per-ID randomness. This relies on crypto/rand returning
-// different bytes in each copy, as described for ulidtype.Generator: Go's
-// crypto/rand keeps no state in the process, and Linux reseeds its own when a
-// hypervisor signals a restored or cloned virtual machine (vmgenid).
+// Generator makes ObjectIDs that strictly increase, also when the clock
+// steps back (it keeps the last seconds) or a second's counter runs out (it
+// carries into the seconds), unlike MongoDB's generators, whose counter
+// wraps. It is safe for concurrent use and lock-free but for one short
+// critical section per second of the clock. Its zero value is ready to use,
+// with the system clock and crypto/rand. The package documentation's
+// sections Generation and Process copies say how and why.
 //
 // Most programs use the package-level [New] and [Fill]; a Generator of one's
 // own is for injecting a clock or the random source (tests, backfills with
@@ -109,16 +77,11 @@ func (e *epoch) set(sec, unique uint64) {
 
 // NewGenerator returns a Generator that reads the time from clock and random
 // bytes from entropy. A nil clock means [time.Now]; a nil entropy means
-// [crypto/rand], which makes it the same as the zero Generator.
-//
-// An entropy source is used as given, exactly as needed and never mixed or
-// read ahead: on first use 8 bytes (the 5-byte process-unique value and the
-// counter's 3-byte start), and 5 bytes (a new process-unique value) whenever
-// the clock moves the seconds forward. So a deterministic source makes
-// deterministic IDs. The source must never fail: New and Fill cannot return
-// an error, so if a read fails or comes up short (a [bytes.Reader] that has
-// run dry, for example) they panic with an error that wraps the reader's
-// error, rather than carry on with other entropy.
+// [crypto/rand], which makes it the same as the zero Generator. A given
+// entropy source is read exactly as needed and never mixed in or read ahead
+// (section Generation of the package documentation), so a fixed one makes
+// deterministic IDs. It must never fail: if a read fails or comes up short,
+// New and Fill panic with an error that wraps the reader's error.
 func NewGenerator(clock func() time.Time, entropy io.Reader) *Generator {
 	return &Generator{clock: clock, entropy: entropy}
 }

@@ -30,7 +30,7 @@ func setState(g *Generator, v uint64) {
 // parts splits o into seconds, process-unique value and counter.
 func parts(o ObjectID) (sec uint32, unique [5]byte, counter uint32) {
 	copy(unique[:], o[4:9])
-	return o.Timestamp(), unique, uint32(o[9])<<16 | uint32(o[10])<<8 | uint32(o[11])
+	return uint32(o.Unix()), unique, uint32(o[9])<<16 | uint32(o[10])<<8 | uint32(o[11])
 }
 
 var seedTime = time.Unix(seedUnix, 0)
@@ -62,15 +62,15 @@ func TestGeneratorClockStepBack(t *testing.T) {
 			if o.Compare(prev) <= 0 {
 				t.Fatalf("clock back %v: %v after %v", back, o, prev)
 			}
-			if o.Timestamp() != seedUnix {
-				t.Fatalf("clock back %v: seconds %d, want the last %d", back, o.Timestamp(), seedUnix)
+			if o.Unix() != seedUnix {
+				t.Fatalf("clock back %v: seconds %d, want the last %d", back, o.Unix(), seedUnix)
 			}
 			prev = o
 		}
 	}
 	// When the clock catches up, the seconds follow it again.
 	clock.Set(seedTime.Add(2 * time.Second))
-	if o := g.New(); o.Timestamp() != seedUnix+2 || o.Compare(prev) <= 0 {
+	if o := g.New(); o.Unix() != seedUnix+2 || o.Compare(prev) <= 0 {
 		t.Fatalf("clock forward: %v after %v", o, prev)
 	}
 }
@@ -126,7 +126,7 @@ func TestGeneratorNewSecondNoCarry(t *testing.T) {
 		first := g.New()
 		g.state.Add(1<<23 - 2) // as after 2^23 - 2 more
 		last := g.New()
-		if first.Timestamp() != seedUnix+1 || last.Timestamp() != seedUnix+1 {
+		if first.Unix() != seedUnix+1 || last.Unix() != seedUnix+1 {
 			t.Fatalf("counter %x: 2^23 IDs did not fit in the second: %v .. %v", c, first, last)
 		}
 	}
@@ -161,8 +161,8 @@ func TestGeneratorMoreThan2p24InOneSecond(t *testing.T) {
 			prev = o
 		}
 	}
-	if prev.Timestamp() != seedUnix+2 {
-		t.Fatalf("after 300×2^16 more: seconds %d", prev.Timestamp())
+	if prev.Unix() != seedUnix+2 {
+		t.Fatalf("after 300×2^16 more: seconds %d", prev.Unix())
 	}
 }
 
@@ -218,7 +218,7 @@ func TestGeneratorClamp(t *testing.T) {
 	var prev ObjectID
 	for i := range 3 {
 		o := g.New()
-		if o.Timestamp() != 1<<32-1 || (i > 0 && o.Compare(prev) <= 0) {
+		if o.Unix() != 1<<32-1 || (i > 0 && o.Compare(prev) <= 0) {
 			t.Fatalf("after 2106, ID %d: %v after %v", i, o, prev)
 		}
 		prev = o
@@ -312,7 +312,7 @@ func TestGeneratorZeroValue(t *testing.T) {
 	for _, o := range ids {
 		_, u, _ := parts(o)
 		_, u0, _ := parts(ids[0])
-		if o.Timestamp() == ids[0].Timestamp() && u != u0 {
+		if o.Unix() == ids[0].Unix() && u != u0 {
 			t.Fatalf("two process-unique values in one second: %x %x", u0, u)
 		}
 		if seen[o] || u == [5]byte{} {
@@ -482,7 +482,7 @@ func TestNewDefault(t *testing.T) {
 	if a.Compare(b) >= 0 {
 		t.Fatalf("New: %v then %v", a, b)
 	}
-	if s := int64(a.Timestamp()); s < before || s > after {
+	if s := a.Unix(); s < before || s > after {
 		t.Fatalf("New: timestamp %d outside [%d, %d]", s, before, after)
 	}
 	if a.IsZero() {
@@ -492,7 +492,7 @@ func TestNewDefault(t *testing.T) {
 	ids := make([]ObjectID, 10)
 	Fill(ids)
 	for i, o := range ids {
-		if _, u, _ := parts(o); u != ua && o.Timestamp() == a.Timestamp() {
+		if _, u, _ := parts(o); u != ua && o.Unix() == a.Unix() {
 			t.Fatalf("process-unique value changed within a second: %x, %x", ua, u)
 		}
 		if o.Compare(b) <= 0 {

@@ -1,20 +1,7 @@
-// Package objectidtype provides ObjectID, a MongoDB-style time-ordered 96-bit
-// identifier that is stored in a PostgreSQL bytea column and written as 24
-// lower-case hex digits.
-//
-// An ObjectID is a 32-bit Unix time in seconds, a 40-bit random value unique
-// to the process (drawn again when the clock enters a new second, see
-// [Generator]) and a 24-bit counter, all big-endian. Byte order is
-// therefore time order, in Go ([ObjectID.Compare], ==) and in PostgreSQL,
-// where bytea values compare with memcmp: a range scan on a bytea primary key
-// answers "rows created between t1 and t2" without a created_at column (see
-// [Range]).
-//
-// Besides hex, an ObjectID has a 16-character URL-safe short form
-// ([ObjectID.Short], [ShortID]); [Parse] accepts both.
 package objectidtype
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"time"
@@ -47,26 +34,16 @@ func (o ObjectID) IsZero() bool { return o == ObjectID{} }
 // Compare returns -1, 0 or +1 as o sorts before, equal to or after p. The
 // order is the byte order, which is the order of the timestamps and, within
 // one second of one generator, the order of creation.
-func (o ObjectID) Compare(p ObjectID) int {
-	a, b := binary.BigEndian.Uint64(o[:8]), binary.BigEndian.Uint64(p[:8])
-	if a == b {
-		a, b = uint64(binary.BigEndian.Uint32(o[8:])), uint64(binary.BigEndian.Uint32(p[8:]))
-	}
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return +1
-	}
-	return 0
+func (o ObjectID) Compare(p ObjectID) int { return bytes.Compare(o[:], p[:]) }
+
+// Timestamp returns the time of o, in UTC, with one-second precision, as the
+// MongoDB Go driver's ObjectID.Timestamp does.
+func (o ObjectID) Timestamp() time.Time {
+	return time.Unix(o.Unix(), 0).UTC()
 }
 
-// Timestamp returns the time of o in seconds since the Unix epoch.
-func (o ObjectID) Timestamp() uint32 {
-	return binary.BigEndian.Uint32(o[:4])
-}
-
-// Time returns the time of o, in UTC, with one-second precision.
-func (o ObjectID) Time() time.Time {
-	return time.Unix(int64(o.Timestamp()), 0).UTC()
+// Unix returns the 32-bit time of o in seconds since the Unix epoch, as
+// [time.Time.Unix] counts them.
+func (o ObjectID) Unix() int64 {
+	return int64(binary.BigEndian.Uint32(o[:4]))
 }

@@ -38,12 +38,12 @@ func TestSeedVector(t *testing.T) {
 	if err != nil || s != o {
 		t.Errorf("Parse(%q) = %v, %v; want %v", seedShort, s, err, o)
 	}
-	if got := o.Timestamp(); got != seedUnix {
-		t.Errorf("Timestamp() = %d, want %d", got, seedUnix)
+	if got := o.Unix(); got != seedUnix {
+		t.Errorf("Unix() = %d, want %d", got, seedUnix)
 	}
 	want := time.Date(2011, 9, 14, 3, 34, 35, 0, time.UTC)
-	if got := o.Time(); !got.Equal(want) || got.Location() != time.UTC {
-		t.Errorf("Time() = %v, want %v in UTC", got, want)
+	if got := o.Timestamp(); !got.Equal(want) || got.Location() != time.UTC {
+		t.Errorf("Timestamp() = %v, want %v in UTC", got, want)
 	}
 }
 
@@ -61,8 +61,8 @@ func TestZero(t *testing.T) {
 	if got := o.Short(); got != "0000000000000000" {
 		t.Errorf("zero Short() = %q", got)
 	}
-	if !o.Time().Equal(time.Unix(0, 0)) {
-		t.Errorf("zero Time() = %v", o.Time())
+	if !o.Timestamp().Equal(time.Unix(0, 0)) {
+		t.Errorf("zero Timestamp() = %v", o.Timestamp())
 	}
 }
 

@@ -23,25 +23,49 @@ func MaxAt(t time.Time) ObjectID {
 	return o
 }
 
-// Range returns the half-open bounds [lo, hi) of the ObjectIDs made from the
-// second of from up to, not including, the second of to:
-// lo = MinAt(from), hi = MinAt(to). Use them as
+// Range returns the half-open bounds [lo, hi) = [MinAt(from), MinAt(to)) of
+// the ObjectIDs made from the second of from up to, not including, that of
+// to, for a range scan of the primary key index:
 //
 //	WHERE id >= $1 AND id < $2
 //
-// which PostgreSQL answers with a range scan of the primary key index.
-//
-// ObjectIDs hold whole seconds, so both ends are truncated to the second
-// (rounded toward the past): Range(10:00:00.9, 10:00:05.5) holds the IDs of
-// seconds 10:00:00 to 10:00:04, including one made at 10:00:00.2, and not
-// those of 10:00:05, including one made at 10:00:05.2. For whole-second
-// bounds the range is exact, and Range(a, b) and Range(b, c) always tile
-// Range(a, c) without gap or overlap. If to's second is not after from's,
-// the range is empty (hi <= lo). Times before 1970 and after 2106 are clamped
-// as by [MinAt], so IDs of the very last second, 2106-02-07T06:28:15Z, are
-// beyond every hi.
+// It is for closed windows: Range(from, time.Now()) leaves out the current
+// second; use [Since] or [Until] for a window that ends now. Both ends are
+// truncated to the second (section Time ranges of the package documentation
+// says how that rounds); if to's second is not after from's, the range is
+// empty (hi <= lo).
 func Range(from, to time.Time) (lo, hi ObjectID) {
 	return MinAt(from), MinAt(to)
+}
+
+// Since returns the lower bound of the ObjectIDs made at or after t's
+// second, MinAt(t), for a window open at the top:
+//
+//	WHERE id >= $1
+//
+// It cannot miss the newest rows: an ID made in the current second, or after
+// the query was built, is inside. Use it for "everything since t";
+// Range(t, time.Now()) leaves out the current second, which for ObjectIDs
+// is every row of the last up to 999 ms.
+func Since(t time.Time) (lo ObjectID) { return MinAt(t) }
+
+// Until returns the upper bound for "up to and including t's second": MinAt
+// of the next second, so that
+//
+//	WHERE id >= $1 AND id < $2 -- lo = Since(from), hi = Until(time.Now())
+//
+// includes every ID made in the current second, also those made after the
+// call in it, which Range(from, time.Now()) leaves out. If t is in the last
+// second an ObjectID can hold (2106-02-07T06:28:15Z) or later, hi is
+// MaxAt(t) and only that one largest ObjectID is beyond it.
+func Until(t time.Time) (hi ObjectID) {
+	s := clampUnix(t)
+	if s == 1<<32-1 {
+		return MaxAt(t)
+	}
+	var o ObjectID
+	binary.BigEndian.PutUint32(o[:4], uint32(s+1))
+	return o
 }
 
 // clampUnix returns t in Unix seconds, clamped to [0, 2^32-1].

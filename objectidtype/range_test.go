@@ -14,8 +14,8 @@ func TestMinMaxAt(t *testing.T) {
 	if hi != MustParse("4e7020cbffffffffffffffff") {
 		t.Errorf("MaxAt = %v", hi)
 	}
-	if !lo.Time().Equal(seedTime) || !hi.Time().Equal(seedTime) {
-		t.Errorf("times %v, %v; want %v", lo.Time(), hi.Time(), seedTime)
+	if !lo.Timestamp().Equal(seedTime) || !hi.Timestamp().Equal(seedTime) {
+		t.Errorf("times %v, %v; want %v", lo.Timestamp(), hi.Timestamp(), seedTime)
 	}
 	if seedBytes.Compare(lo) < 0 || seedBytes.Compare(hi) > 0 {
 		t.Errorf("seed %v outside [%v, %v]", seedBytes, lo, hi)
@@ -133,5 +133,29 @@ func TestRangeEmpty(t *testing.T) {
 		if hi.Compare(lo) > 0 {
 			t.Errorf("Range(t, t+%v) = [%v, %v), want empty", d, lo, hi)
 		}
+	}
+}
+
+// TestSinceUntil: Since(t) is MinAt(t) and Until(t) the first ObjectID of
+// the next second, so [Since(t), Until(t)) holds all of t's second, also IDs
+// made after the bound, whatever the sub-second part of t.
+func TestSinceUntil(t *testing.T) {
+	for _, frac := range []time.Duration{0, 1, 999 * time.Millisecond} {
+		at := time.Unix(seedUnix, 0).Add(frac)
+		lo, hi := Since(at), Until(at)
+		if lo != MinAt(at) || hi != MinAt(time.Unix(seedUnix+1, 0)) || hi.Unix() != seedUnix+1 {
+			t.Fatalf("+%v: Since %s, Until %s", frac, lo, hi)
+		}
+		ids := make([]ObjectID, 500)
+		NewGenerator(func() time.Time { return at }, nil).Fill(ids)
+		for _, o := range ids {
+			if o.Compare(lo) < 0 || o.Compare(hi) >= 0 {
+				t.Fatalf("+%v: %s outside [%s, %s)", frac, o, lo, hi)
+			}
+		}
+	}
+	end := time.Unix(1<<32-1, 0)
+	if got := Until(end.Add(time.Hour)); got != MaxAt(end) || Until(end.Add(-time.Second)) != MinAt(end) {
+		t.Fatalf("Until at the end of time = %s", got)
 	}
 }

@@ -8,18 +8,12 @@ import (
 	"github.com/pgid/pgid/internal/idtext"
 )
 
-// Scan implements the [database/sql.Scanner] interface. database/sql drivers
-// (pgx's stdlib and lib/pq alike) hand a bytea value to Scan as a []byte and a
-// text or varchar value as a string, so Scan tells the two apart by Go type:
-//
-//   - a []byte must be exactly the 12 raw bytes of a bytea; any other length
-//     is an error wrapping [ErrLength], even 24 bytes that spell hex digits;
-//   - a string must be a text form: 24 hex digits or the 16-character short
-//     form, as [Parse] takes, or PostgreSQL's text for a bytea, `\x` and 24
-//     hex digits (what pgx writes for an ObjectID bound to a text column). A
-//     12-character string is never taken as raw bytes.
-//
-// NULL is an error wrapping [ErrNull]: scan nullable columns into
+// Scan implements the [database/sql.Scanner] interface. Drivers (pgx's
+// stdlib and lib/pq alike) hand a bytea to Scan as a []byte and text as a
+// string, so Scan tells them apart by Go type: a []byte must be the 12 raw
+// bytes of a bytea (any other length wraps [ErrLength], even 24 hex digits);
+// a string must be a form [Parse] takes, or a bytea's text, `\x` and 24 hex
+// digits. NULL is an error wrapping [ErrNull]: scan nullable columns into
 // [NullObjectID], sql.Null[ObjectID] or *ObjectID. On error o is left
 // unchanged.
 func (o *ObjectID) Scan(src any) error {
@@ -102,23 +96,11 @@ func shortErr(err error) error {
 
 // Value implements the [database/sql/driver.Valuer] interface. It returns the
 // raw 12 bytes, the one form that binds correctly to a plain bytea parameter
-// in every driver: lib/pq hex-encodes a []byte for bytea's OID (a string
-// would be stored as its characters, `\x4e70…` as 26 bytes), and pgx sends
-// the bytes as bytea.
-//
-// lib/pq, unless binary_parameters=yes, sends a []byte for a parameter of any
-// other type raw, as text, and Value cannot know the parameter's type. That
-// includes an uncast pgid.objectid domain parameter. The server then reads
-// the 12 bytes as UTF-8 text: 0x00 and invalid UTF-8 are refused (22021) and
-// backslash escapes fail the domain's 12-byte CHECK, but valid non-ASCII
-// UTF-8 is converted to the database encoding. In UTF8 and SQL_ASCII
-// databases nothing changes; in EUC_JP, EUC_KR and EUC_CN some IDs keep
-// their length and are stored as a different ID without an error
-// (6b032f597e0944624d52ce91 as …52a6a1 in EUC_JP). With lib/pq, cast such
-// parameters ($1::bytea) or connect with binary_parameters=yes; pgx and its
-// stdlib need neither. Bound to a text parameter, lib/pq's raw bytes are
-// refused or stored as text that no Scan reads back as an ID; pgx sends
-// [ObjectID.TextValue].
+// in every driver (lib/pq hex-encodes a []byte for bytea's OID; pgx sends it
+// as bytea). With lib/pq, cast a pgid.objectid domain parameter ($1::bytea)
+// or connect with binary_parameters=yes: otherwise it sends the bytes raw as
+// text, which the server refuses or, in EUC_JP, EUC_KR and EUC_CN databases,
+// may store as another ID (section lib/pq of the package documentation).
 func (o ObjectID) Value() (driver.Value, error) {
 	return o[:], nil
 }
@@ -153,6 +135,14 @@ func (n NullObjectID) Value() (driver.Value, error) {
 		return nil, nil
 	}
 	return n.ObjectID.Value()
+}
+
+// String returns the ObjectID's canonical form if Valid, else "NULL".
+func (n NullObjectID) String() string {
+	if !n.Valid {
+		return "NULL"
+	}
+	return n.ObjectID.String()
 }
 
 // MarshalJSON implements the [encoding/json.Marshaler] interface: null if not

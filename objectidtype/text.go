@@ -1,8 +1,10 @@
 package objectidtype
 
 import (
+	"bytes"
 	"encoding/base64"
 	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"slices"
 	"strconv"
@@ -26,6 +28,9 @@ var (
 	ErrNull = errors.New("objectidtype: NULL")
 	// ErrScanType: Scan was given a Go type that cannot hold an ObjectID.
 	ErrScanType = errors.New("objectidtype: unsupported scan source")
+	// ErrArray: the text given to [Slice.Scan] or [NullSlice.Scan] is not a
+	// one-dimensional PostgreSQL array.
+	ErrArray = errors.New("objectidtype: invalid array")
 )
 
 // ParseError describes why an input is not an ObjectID. It wraps
@@ -230,42 +235,58 @@ func (o *ObjectID) UnmarshalBinary(data []byte) error {
 // MarshalJSON implements the [encoding/json.Marshaler] interface: a JSON
 // string holding the 24 hex digits. For the short form use [ShortID].
 func (o ObjectID) MarshalJSON() ([]byte, error) {
-	b := make([]byte, hexLen+2)
-	b[0], b[hexLen+1] = '"', '"'
-	encodeHex(binary.BigEndian.Uint64(o[:8]), binary.BigEndian.Uint32(o[8:]), (*[hexLen]byte)(b[1:]))
-	return b, nil
+	b := make([]byte, 0, hexLen+2)
+	b = append(b, '"')
+	b, _ = o.AppendText(b)
+	return append(b, '"'), nil
 }
 
 // UnmarshalJSON implements the [encoding/json.Unmarshaler] interface. It
-// accepts a JSON string in either form [Parse] does. JSON null leaves o
-// unchanged and is no error, as encoding/json treats null for any non-pointer
-// value (time.Time does the same); to tell null from an ID, use
-// [NullObjectID] or *ObjectID. On error o is left unchanged.
+// accepts a JSON string in either form [Parse] does, and MongoDB Extended
+// JSON, {"$oid": "<24 hex digits>"}, as the MongoDB driver writes it. JSON
+// null leaves o unchanged and is no error, as encoding/json treats null for
+// any non-pointer value (time.Time does the same); to tell null from an ID,
+// use [NullObjectID] or *ObjectID. On error o is left unchanged.
 func (o *ObjectID) UnmarshalJSON(data []byte) error {
 	s, err := idtext.JSONString(data)
-	if err != nil {
-		if err == idtext.ErrNullJSON {
-			return nil
+	switch {
+	case err == idtext.ErrNullJSON:
+		return nil
+	case err == idtext.ErrNotString && len(data) > 0 && data[0] == '{':
+		if s, err = extendedOID(data); err != nil {
+			return &ParseError{Input: string(data), Pos: -1, Err: ErrCharacter, Msg: err.Error()}
 		}
-		return &ParseError{Input: string(data), Pos: -1, Err: ErrCharacter, Msg: err.Error()}
+		return o.UnmarshalText(s)
+	case err != nil:
+		return &ParseError{Input: string(data), Pos: -1, Err: ErrCharacter, Msg: err.Error() + ` or {"$oid": …}`}
 	}
 	return o.UnmarshalText(s)
 }
 
+// extendedOID returns the hex digits of the Extended JSON object
+// {"$oid": "<24 hex digits>"}, which must have no other member.
+func extendedOID(data []byte) ([]byte, error) {
+	var v struct {
+		OID *string `json:"$oid"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&v); err != nil || v.OID == nil || dec.More() {
+		return nil, errors.New(`not Extended JSON {"$oid": "<24 hex digits>"}`)
+	}
+	if len(*v.OID) != hexLen {
+		return nil, errors.New(`Extended JSON $oid of ` + strconv.Itoa(len(*v.OID)) + ` characters, want 24 hex digits`)
+	}
+	return []byte(*v.OID), nil
+}
+
 // ShortID is an ObjectID whose text and JSON form is the 16-character short
-// form of [ObjectID.Short], for APIs that want short IDs. It converts to and
-// from ObjectID at no cost:
-//
-//	type Item struct {
-//		ID objectidtype.ShortID `json:"id"` // "jD0wOTOIwqZNdydH"
-//	}
-//	item := Item{ID: objectidtype.ShortID(id)}
-//	id = objectidtype.ObjectID(item.ID)
-//
-// Its text and JSON decoding accept both forms, like [Parse]; use *ShortID for
-// a nullable JSON field or column (JSON null leaves a plain ShortID
-// unchanged, and NullObjectID would write hex). In databases it is stored exactly like an ObjectID.
-// The short form does not sort like the ID: compare ObjectIDs instead.
+// form of [ObjectID.Short], for APIs that want short IDs; it converts to and
+// from ObjectID at no cost (ShortID(id), ObjectID(short)). Its text and JSON
+// decoding accept both forms, like [Parse]. Use *ShortID for a nullable JSON
+// field or column: JSON null leaves a plain ShortID unchanged, and
+// NullObjectID would write hex. In databases it is stored exactly like an
+// ObjectID. The short form does not sort like the ID: compare ObjectIDs.
 type ShortID ObjectID
 
 // String returns the 16-character short form.

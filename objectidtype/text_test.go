@@ -317,7 +317,7 @@ func TestUnmarshalJSON(t *testing.T) {
 		{`""`, ObjectID{}, ErrLength},
 		{`"`, ObjectID{}, ErrCharacter},
 		{`4e7020cb7cac81af7136236b`, ObjectID{}, ErrCharacter},
-		{`{"$oid":"4e7020cb7cac81af7136236b"}`, ObjectID{}, ErrCharacter},
+		{`{"$oid":"4e7020cb7cac81af7136236b"}`, seedBytes, nil}, // MongoDB Extended JSON (issue 19)
 		{`"\x"`, ObjectID{}, ErrCharacter},
 		{`12`, ObjectID{}, ErrCharacter},
 	}

@@ -33,8 +33,9 @@
 //     QueryExecModeSimpleProtocol; results of a type pgx has not loaded,
 //     such as array_agg(domain_col) (the domain's array type), scanned into
 //     a slice ([]T, or []*T, []NullT, []sql.Null[T] for NULL elements); and
-//     pgtype.Map.SQLScanner, which database/sql needs to scan arrays. All
-//     three fail without it.
+//     pgtype.Map.SQLScanner, with which database/sql scans arrays into such
+//     slices. All three fail without it. (ulidtype.Slice and
+//     objectidtype.Slice, and their NullSlice, need none of this.)
 //   - It installs a bytea codec that encodes ObjectIDs in binary format by
 //     appending their 12 bytes, without allocating. Every other bytea scan
 //     and encode (text format included) is pgx's; bytea values scanned into

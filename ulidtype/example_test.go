@@ -14,7 +14,7 @@ import (
 func ExampleNew() {
 	a := ulidtype.New()
 	b := ulidtype.New()
-	fmt.Println(len(a.String()), a.Compare(b), time.Since(a.Time()) < time.Minute)
+	fmt.Println(len(a.String()), a.Compare(b), time.Since(a.Timestamp()) < time.Minute)
 	// Output: 26 -1 true
 }
 
@@ -30,7 +30,7 @@ func ExampleNewGenerator() {
 	fmt.Println(b)
 	now = now.Add(time.Millisecond)
 	fmt.Println(g.New())
-	fmt.Println(a.Compare(b), a.Time().Equal(b.Time()))
+	fmt.Println(a.Compare(b), a.Timestamp().Equal(b.Timestamp()))
 	// Output:
 	// 01GFGGMBFGE60AR3B4EDQDSCMD
 	// 01GFGGMBFGE60AR3NWFRABGE39
@@ -51,8 +51,8 @@ func ExampleGenerator_SetLayout() {
 	v7 := g.New()
 	g.SetLayout(ulidtype.LayoutULID)
 	plain := g.New() // the next millisecond: layouts do not mix within one
-	fmt.Println(v7.UUIDString(), v7.IsV7(), v7.Time().Format(time.RFC3339Nano))
-	fmt.Println(plain.UUIDString(), plain.IsV7(), plain.Time().Format(time.RFC3339Nano))
+	fmt.Println(v7.UUIDString(), v7.IsV7(), v7.Timestamp().Format(time.RFC3339Nano))
+	fmt.Println(plain.UUIDString(), plain.IsV7(), plain.Timestamp().Format(time.RFC3339Nano))
 	fmt.Println(v7.Compare(plain))
 	// Output:
 	// 01a205b3-d000-7180-ac0d-64736edcb28d true 2026-11-23T00:00:00Z
@@ -71,7 +71,7 @@ func ExampleParse() {
 		fmt.Println(id, err)
 	}
 	id := ulidtype.MustParse("01GFGGMBFGB5WKXBN7S84ATRDG")
-	fmt.Println(id.UUIDString(), id.Time().Format(time.RFC3339Nano))
+	fmt.Println(id.UUIDString(), id.Timestamp().Format(time.RFC3339Nano))
 
 	_, err := ulidtype.Parse("01GFGGMBFGB5WKXBN7S84ATRDU")
 	fmt.Println(err)

@@ -30,8 +30,8 @@ func TestGeneratorSameMillisecond(t *testing.T) {
 	clk := testclock.New(start)
 	g := newULIDGen(clk.Now, nil)
 	prev := g.New()
-	if prev.Timestamp() != 1700000000123 {
-		t.Fatalf("timestamp %d", prev.Timestamp())
+	if prev.UnixMilli() != 1700000000123 {
+		t.Fatalf("timestamp %d", prev.UnixMilli())
 	}
 	if seq, _ := prev.halves(); seq&0x8000 != 0 {
 		t.Fatalf("first ULID of a millisecond has the top entropy bit set: %s", prev)
@@ -43,8 +43,8 @@ func TestGeneratorSameMillisecond(t *testing.T) {
 		if u.Compare(prev) <= 0 {
 			t.Fatalf("not increasing: %s after %s", u, prev)
 		}
-		if u.Timestamp() != prev.Timestamp() {
-			t.Fatalf("timestamp moved within one millisecond: %d -> %d", prev.Timestamp(), u.Timestamp())
+		if u.UnixMilli() != prev.UnixMilli() {
+			t.Fatalf("timestamp moved within one millisecond: %d -> %d", prev.UnixMilli(), u.UnixMilli())
 		}
 		phi, _ := prev.halves()
 		if uhi, _ := u.halves(); uhi != phi+1 {
@@ -64,8 +64,8 @@ func TestGeneratorSameMillisecond(t *testing.T) {
 	// A new millisecond starts afresh.
 	clk.Set(start.Add(time.Millisecond))
 	u := g.New()
-	if u.Timestamp() != 1700000000124 {
-		t.Fatalf("timestamp after tick = %d", u.Timestamp())
+	if u.UnixMilli() != 1700000000124 {
+		t.Fatalf("timestamp after tick = %d", u.UnixMilli())
 	}
 	if u.Compare(prev) <= 0 {
 		t.Fatal("not increasing across a tick")
@@ -82,12 +82,12 @@ func TestGeneratorClockStepsBack(t *testing.T) {
 	if b.Compare(a) <= 0 || c.Compare(b) <= 0 {
 		t.Fatalf("not increasing after the clock stepped back: %s %s %s", a, b, c)
 	}
-	if b.Timestamp() != 5000 || c.Timestamp() != 5000 {
-		t.Fatalf("timestamps %d %d, want the last one (5000)", b.Timestamp(), c.Timestamp())
+	if b.UnixMilli() != 5000 || c.UnixMilli() != 5000 {
+		t.Fatalf("timestamps %d %d, want the last one (5000)", b.UnixMilli(), c.UnixMilli())
 	}
 	clk.Set(time.UnixMilli(5001))
-	if d := g.New(); d.Timestamp() != 5001 || d.Compare(c) <= 0 {
-		t.Fatalf("after the clock caught up: %s (ts %d)", d, d.Timestamp())
+	if d := g.New(); d.UnixMilli() != 5001 || d.Compare(c) <= 0 {
+		t.Fatalf("after the clock caught up: %s (ts %d)", d, d.UnixMilli())
 	}
 }
 
@@ -109,21 +109,21 @@ func TestGeneratorEntropyOverflowCarries(t *testing.T) {
 		}
 		last, a = u, u
 	}
-	if last != MaxAt(time.UnixMilli(42)) || last.Timestamp() != 42 {
+	if last != MaxAt(time.UnixMilli(42)) || last.UnixMilli() != 42 {
 		t.Fatalf("last of the millisecond = %s, want %s", last, MaxAt(time.UnixMilli(42)))
 	}
 	// The next would overflow the 80 bits: it carries into the timestamp.
 	b := g.New()
-	if b.Compare(last) <= 0 || b.Timestamp() != 43 {
-		t.Fatalf("overflow: %s (ts %d) after %s", b, b.Timestamp(), last)
+	if b.Compare(last) <= 0 || b.UnixMilli() != 43 {
+		t.Fatalf("overflow: %s (ts %d) after %s", b, b.UnixMilli(), last)
 	}
 	if b != MinAt(time.UnixMilli(43)).nextTop(^uint64(0)) {
 		t.Fatalf("after the carry: %s", b)
 	}
 	// The clock (still 42) is now behind the IDs; they keep increasing in 43.
 	c := g.New()
-	if c.Compare(b) <= 0 || c.Timestamp() != 43 {
-		t.Fatalf("after the carry: %s (ts %d)", c, c.Timestamp())
+	if c.Compare(b) <= 0 || c.UnixMilli() != 43 {
+		t.Fatalf("after the carry: %s (ts %d)", c, c.UnixMilli())
 	}
 	// With random entropy, from near 2^80 a run in one millisecond stays
 	// strictly increasing and moves the time forward only by carries.
@@ -137,8 +137,8 @@ func TestGeneratorEntropyOverflowCarries(t *testing.T) {
 		}
 		prev = u
 	}
-	if prev.Timestamp() != 43 {
-		t.Fatalf("timestamp after the carry = %d, want 43", prev.Timestamp())
+	if prev.UnixMilli() != 43 {
+		t.Fatalf("timestamp after the carry = %d, want 43", prev.UnixMilli())
 	}
 }
 
@@ -151,8 +151,8 @@ func (u ULID) nextTop(lo uint64) ULID {
 func TestGeneratorClamps(t *testing.T) {
 	clk := testclock.New(time.Date(1960, 1, 1, 0, 0, 0, 0, time.UTC))
 	g := NewGenerator(clk.Now, nil)
-	if u := g.New(); u.Timestamp() != 0 {
-		t.Fatalf("before the epoch: timestamp %d, want 0", u.Timestamp())
+	if u := g.New(); u.UnixMilli() != 0 {
+		t.Fatalf("before the epoch: timestamp %d, want 0", u.UnixMilli())
 	}
 	clk.Set(time.UnixMilli(1 << 50))
 	g = newULIDGen(clk.Now, testclock.ConstReader(0xFF))
@@ -380,7 +380,7 @@ func TestNewNow(t *testing.T) {
 	before := time.Now().UnixMilli()
 	u := New()
 	after := time.Now().UnixMilli()
-	if ts := int64(u.Timestamp()); ts < before || ts > after+1 {
+	if ts := int64(u.UnixMilli()); ts < before || ts > after+1 {
 		t.Fatalf("New() timestamp %d outside [%d, %d]", ts, before, after)
 	}
 }

@@ -39,8 +39,8 @@ func TestV7SameMillisecond(t *testing.T) {
 	}
 	prev := g.New()
 	checkV7(t, prev)
-	if prev.Timestamp() != 1700000000123 || !prev.Time().Equal(start) {
-		t.Fatalf("timestamp %d, time %v", prev.Timestamp(), prev.Time())
+	if prev.UnixMilli() != 1700000000123 || !prev.Timestamp().Equal(start) {
+		t.Fatalf("timestamp %d, time %v", prev.UnixMilli(), prev.Timestamp())
 	}
 	if v7Seq(prev)>>(seqBitsV7-1) != 0 {
 		t.Fatalf("first ULID of a millisecond has the top sequence bit set: %s", prev.UUIDString())
@@ -54,7 +54,7 @@ func TestV7SameMillisecond(t *testing.T) {
 	for range n {
 		u := g.New()
 		checkV7(t, u)
-		if u.Compare(prev) <= 0 || u.Timestamp() != prev.Timestamp() || !u.Time().Equal(start) {
+		if u.Compare(prev) <= 0 || u.UnixMilli() != prev.UnixMilli() || !u.Timestamp().Equal(start) {
 			t.Fatalf("%s after %s", u.UUIDString(), prev.UUIDString())
 		}
 		if v7Seq(u) != v7Seq(prev)+1 {
@@ -80,7 +80,7 @@ func TestV7SameMillisecond(t *testing.T) {
 		t.Fatalf("fresh bits that never or always change: OR %048b AND %048b", or, and)
 	}
 	clk.Set(start.Add(time.Millisecond))
-	if u := g.New(); u.Timestamp() != 1700000000124 || u.Compare(prev) <= 0 {
+	if u := g.New(); u.UnixMilli() != 1700000000124 || u.Compare(prev) <= 0 {
 		t.Fatalf("after a tick: %s", u.UUIDString())
 	}
 }
@@ -125,12 +125,12 @@ func TestV7ClockStepsBack(t *testing.T) {
 		g.Fill(ids)
 		all := append([]ULID{a, b, c}, ids...)
 		for i, u := range all {
-			if u.Timestamp() != 5000 || (i > 0 && u.Compare(all[i-1]) <= 0) || l == LayoutV7 && !u.IsV7() {
+			if u.UnixMilli() != 5000 || (i > 0 && u.Compare(all[i-1]) <= 0) || l == LayoutV7 && !u.IsV7() {
 				t.Fatalf("layout %d, ID %d after the clock stepped back: %s", l, i, u.UUIDString())
 			}
 		}
 		clk.Set(time.UnixMilli(5001))
-		if d := g.New(); d.Timestamp() != 5001 || d.Compare(all[len(all)-1]) <= 0 {
+		if d := g.New(); d.UnixMilli() != 5001 || d.Compare(all[len(all)-1]) <= 0 {
 			t.Fatalf("layout %d, after the clock caught up: %s", l, d.UUIDString())
 		}
 	}
@@ -205,7 +205,7 @@ func TestV7Carry(t *testing.T) {
 	if ids[2] != maxAtV7(42) {
 		t.Fatalf("last of millisecond 42: %s, want %s", ids[2].UUIDString(), maxAtV7(42).UUIDString())
 	}
-	if ids[3].Timestamp() != 43 || v7Seq(ids[3]) != 0 || ids[5].Timestamp() != 43 || v7Seq(ids[5]) != 2 {
+	if ids[3].UnixMilli() != 43 || v7Seq(ids[3]) != 0 || ids[5].UnixMilli() != 43 || v7Seq(ids[5]) != 2 {
 		t.Fatalf("after the carry: %s, %s", ids[3].UUIDString(), ids[5].UUIDString())
 	}
 }
@@ -225,12 +225,12 @@ func TestFillDrift(t *testing.T) {
 		l        Layout
 		maxAhead uint64
 	}{{LayoutV7, 0}, {LayoutULID, 15}} {
-		worst := uint64(0)
+		worst := int64(0)
 		for range 5 {
 			g := NewGenerator(func() time.Time { return fixedNow }, nil)
 			g.SetLayout(c.l)
 			g.Fill(ids)
-			ahead := ids[len(ids)-1].Timestamp() - uint64(fixedNow.UnixMilli())
+			ahead := ids[len(ids)-1].UnixMilli() - fixedNow.UnixMilli()
 			worst = max(worst, ahead)
 			for i := 1; i < len(ids); i += 997 {
 				if ids[i].Compare(ids[i-1]) <= 0 || c.l == LayoutV7 && !ids[i].IsV7() {
@@ -239,7 +239,7 @@ func TestFillDrift(t *testing.T) {
 			}
 		}
 		t.Logf("layout %d: a Fill of %d IDs ends %d ms ahead of its clock reading (worst of 5)", c.l, len(ids), worst)
-		if worst > c.maxAhead {
+		if uint64(worst) > c.maxAhead {
 			t.Errorf("layout %d: %d ms ahead, want at most %d", c.l, worst, c.maxAhead)
 		}
 	}
@@ -286,18 +286,18 @@ func TestLayoutSwitch(t *testing.T) {
 	for i, l := range []Layout{LayoutULID, LayoutV7, LayoutULID, LayoutULID, LayoutV7} {
 		g.SetLayout(l)
 		u := g.New()
-		wantTs := prev.Timestamp()
+		wantTs := prev.UnixMilli()
 		if l != prevL {
 			wantTs++
 		}
-		if u.Compare(prev) <= 0 || u.Timestamp() != wantTs || (l == LayoutV7) != u.IsV7() {
+		if u.Compare(prev) <= 0 || u.UnixMilli() != wantTs || (l == LayoutV7) != u.IsV7() {
 			t.Fatalf("step %d, layout %d after %d: %s after %s", i, l, prevL, u.UUIDString(), prev.UUIDString())
 		}
 		prev, prevL = u, l
 	}
 	clk.Set(time.UnixMilli(1700000001000))
 	g.SetLayout(LayoutULID)
-	if u := g.New(); u.Timestamp() != 1700000001000 || u.IsV7() {
+	if u := g.New(); u.UnixMilli() != 1700000001000 || u.IsV7() {
 		t.Fatalf("switch with the clock ahead: %s", u.UUIDString())
 	}
 	// A generator's layout set before its first ULID applies from the first,
@@ -368,8 +368,8 @@ func TestIsV7(t *testing.T) {
 		}
 		id := FromUUID(u)
 		sec, nsec := u.Time().UnixTime()
-		if !id.IsV7() || id.Time().UnixMilli() != sec*1000+nsec/1e6 {
-			t.Fatalf("%s: IsV7 %v, Time %v, uuid's %d.%09d", u, id.IsV7(), id.Time(), sec, nsec)
+		if !id.IsV7() || id.Timestamp().UnixMilli() != sec*1000+nsec/1e6 {
+			t.Fatalf("%s: IsV7 %v, Time %v, uuid's %d.%09d", u, id.IsV7(), id.Timestamp(), sec, nsec)
 		}
 	}
 	// The version nibble of a LayoutULID ULID is the top of its sequence,
@@ -409,8 +409,8 @@ func TestV7TimeExact(t *testing.T) {
 			g := NewGenerator(func() time.Time { return at }, nil)
 			g.SetLayout(l)
 			for range 3 {
-				if u := g.New(); !u.Time().Equal(time.UnixMilli(ms)) || u.Timestamp() != uint64(ms) {
-					t.Fatalf("layout %d at %d ms: %s, Time %v", l, ms, u.UUIDString(), u.Time())
+				if u := g.New(); !u.Timestamp().Equal(time.UnixMilli(ms)) || u.UnixMilli() != ms {
+					t.Fatalf("layout %d at %d ms: %s, Time %v", l, ms, u.UUIDString(), u.Timestamp())
 				}
 			}
 		}
@@ -435,8 +435,8 @@ func FuzzV7Layout(f *testing.F) {
 		v := NewGenerator(clock, bytes.NewReader(b)).New()
 		checkV7(t, u)
 		want := clampMilli(time.UnixMilli(ms))
-		if u.Timestamp() != want || !u.Time().Equal(time.UnixMilli(int64(want))) {
-			t.Fatalf("timestamp %d, time %v, want %d", u.Timestamp(), u.Time(), want)
+		if u.UnixMilli() != int64(want) || !u.Timestamp().Equal(time.UnixMilli(int64(want))) {
+			t.Fatalf("timestamp %d, time %v, want %d", u.UnixMilli(), u.Timestamp(), want)
 		}
 		e := append([]byte{0x70 | a[0]&0x07, a[1], 0x80 | a[2]&0x3F}, a[3:]...)
 		if !bytes.Equal(u[6:], e) {
@@ -485,12 +485,12 @@ func FuzzGeneratorProgram(f *testing.F) {
 		buf := make([]ULID, 64)
 		check := func(u ULID) {
 			t.Helper()
-			now := uint64(clk.Now().UnixMilli())
+			now := clk.Now().UnixMilli()
 			if u.Compare(prev) <= 0 || l == LayoutV7 && !u.IsV7() {
 				t.Fatalf("layout %d: %s after %s", l, u.UUIDString(), prev.UUIDString())
 			}
-			if ts := u.Timestamp(); ts < now || ts > max(now, prev.Timestamp()+1) {
-				t.Fatalf("timestamp %d with clock %d after %d", ts, now, prev.Timestamp())
+			if ts := u.UnixMilli(); ts < now || ts > max(now, prev.UnixMilli()+1) {
+				t.Fatalf("timestamp %d with clock %d after %d", ts, now, prev.UnixMilli())
 			}
 			prev = u
 		}

@@ -13,8 +13,8 @@ func TestMinMaxAt(t *testing.T) {
 	if lo.String() != "01GFGGMBFG0000000000000000" || hi.String() != "01GFGGMBFGZZZZZZZZZZZZZZZZ" {
 		t.Fatalf("MinAt %s MaxAt %s", lo, hi)
 	}
-	if lo.Timestamp() != 1665927884272 || hi.Timestamp() != 1665927884272 {
-		t.Fatalf("timestamps %d %d", lo.Timestamp(), hi.Timestamp())
+	if lo.UnixMilli() != 1665927884272 || hi.UnixMilli() != 1665927884272 {
+		t.Fatalf("timestamps %d %d", lo.UnixMilli(), hi.UnixMilli())
 	}
 	// Every ID of that millisecond lies in [MinAt, MaxAt]; the neighbours don't.
 	clk := testclock.New(at)
@@ -83,5 +83,35 @@ func TestRange(t *testing.T) {
 		if got := count(lo, hi); got != tt.want {
 			t.Errorf("Range(%s, %s) holds %d IDs, want %d", tt.from.Format(time.StampNano), tt.to.Format(time.StampNano), got, tt.want)
 		}
+	}
+}
+
+// TestSinceUntil: Since(t) is MinAt(t); Until(t) is the first ULID after
+// t's millisecond, so every ID a generator makes at t (also its last, after
+// the bound) lies in [Since(t), Until(t)), and the next millisecond does not.
+func TestSinceUntil(t *testing.T) {
+	at := time.Date(2022, 10, 16, 13, 44, 44, 272_999_999, time.UTC)
+	if Since(at) != MinAt(at) {
+		t.Fatalf("Since %s, MinAt %s", Since(at), MinAt(at))
+	}
+	hi := Until(at)
+	if hi.String() != "01GFGGMBFH0000000000000000" || hi != MinAt(at.Add(time.Millisecond)) {
+		t.Fatalf("Until = %s", hi)
+	}
+	g := NewGenerator(testclock.New(at).Now, nil)
+	for range 1000 {
+		if u := g.New(); u.Compare(Since(at)) < 0 || u.Compare(hi) >= 0 {
+			t.Fatalf("%s outside [Since, Until) = [%s, %s)", u, Since(at), hi)
+		}
+	}
+	if _, rhi := Range(at.Add(-time.Hour), at); rhi.Compare(g.New()) > 0 {
+		t.Fatal("Range(…, at) holds IDs of at's millisecond; Until is then pointless")
+	}
+	last := time.UnixMilli(maxTimestamp)
+	if got := Until(last.Add(time.Hour)); got != MaxAt(last) || Until(last.Add(-time.Millisecond)) != MinAt(last) {
+		t.Fatalf("Until at the end of time = %s", got)
+	}
+	if got := Until(time.Unix(-5, 0)); got != MinAt(time.UnixMilli(1)) {
+		t.Fatalf("Until before the epoch = %s", got)
 	}
 }

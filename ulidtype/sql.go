@@ -59,16 +59,17 @@ type NullULID struct {
 
 // Scan implements the [database/sql.Scanner] interface. NULL (nil, or a nil
 // []byte) sets Valid to false; every other input is scanned as by
-// [ULID.Scan].
+// [ULID.Scan]. On error n is left unchanged.
 func (n *NullULID) Scan(src any) error {
 	if b, isBytes := src.([]byte); src == nil || isBytes && b == nil {
 		*n = NullULID{}
 		return nil
 	}
-	if err := n.ULID.Scan(src); err != nil {
+	v := n.ULID
+	if err := v.Scan(src); err != nil {
 		return err
 	}
-	n.Valid = true
+	*n = NullULID{ULID: v, Valid: true}
 	return nil
 }
 
@@ -78,6 +79,14 @@ func (n NullULID) Value() (driver.Value, error) {
 		return nil, nil
 	}
 	return n.ULID.Value()
+}
+
+// String returns the ULID's canonical form if Valid, else "NULL".
+func (n NullULID) String() string {
+	if !n.Valid {
+		return "NULL"
+	}
+	return n.ULID.String()
 }
 
 // MarshalJSON implements the [encoding/json.Marshaler] interface: null if not
@@ -90,15 +99,17 @@ func (n NullULID) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON implements the [encoding/json.Unmarshaler] interface: null
-// sets Valid to false; a string is parsed as by [ULID.UnmarshalJSON].
+// sets Valid to false; a string is parsed as by [ULID.UnmarshalJSON]. On
+// error n is left unchanged.
 func (n *NullULID) UnmarshalJSON(data []byte) error {
 	if string(data) == "null" {
 		*n = NullULID{}
 		return nil
 	}
-	if err := n.ULID.UnmarshalJSON(data); err != nil {
+	v := n.ULID
+	if err := v.UnmarshalJSON(data); err != nil {
 		return err
 	}
-	n.Valid = true
+	*n = NullULID{ULID: v, Valid: true}
 	return nil
 }

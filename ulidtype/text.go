@@ -26,6 +26,9 @@ var (
 	ErrNull = errors.New("ulidtype: NULL")
 	// ErrScanType: Scan was given a Go type that cannot hold a ULID.
 	ErrScanType = errors.New("ulidtype: unsupported scan source")
+	// ErrArray: the text given to [Slice.Scan] or [NullSlice.Scan] is not a
+	// one-dimensional PostgreSQL array.
+	ErrArray = errors.New("ulidtype: invalid array")
 )
 
 // ParseError describes why an input is not a ULID. It wraps one of

@@ -1,19 +1,7 @@
-// Package ulidtype provides ULID, a time-ordered 128-bit identifier that is
-// stored in a PostgreSQL uuid column and written as 26 characters of Crockford
-// base32.
-//
-// A ULID is 48 bits of Unix time in milliseconds followed by 80 bits of
-// entropy, both big-endian. By default ([LayoutV7]) six of the entropy bits
-// are the version and variant of an RFC 9562 UUIDv7, so the ULIDs that [New]
-// makes are also UUIDv7 values, as PostgreSQL 18's uuidv7() makes them; see
-// [Layout]. Byte order is therefore time order, in Go
-// ([ULID.Compare], ==) and in PostgreSQL, where uuid values compare with
-// memcmp: a range scan on a uuid primary key answers "rows created between t1
-// and t2" without a created_at column (see [Range]).
 package ulidtype
 
 import (
-	"cmp"
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"time"
@@ -59,23 +47,18 @@ func (u ULID) IsZero() bool { return u == ULID{} }
 // Compare returns -1, 0 or +1 as u sorts before, equal to or after v. The
 // order is the byte order, which is the order of the timestamps and, within one
 // millisecond of one generator, the order of creation.
-func (u ULID) Compare(v ULID) int {
-	uhi, ulo := u.halves()
-	vhi, vlo := v.halves()
-	if c := cmp.Compare(uhi, vhi); c != 0 {
-		return c
-	}
-	return cmp.Compare(ulo, vlo)
+func (u ULID) Compare(v ULID) int { return bytes.Compare(u[:], v[:]) }
+
+// Timestamp returns the time of u, in UTC, with millisecond precision, as
+// oklog/ulid's Timestamp does.
+func (u ULID) Timestamp() time.Time {
+	return time.UnixMilli(u.UnixMilli()).UTC()
 }
 
-// Timestamp returns the 48-bit time of u in milliseconds since the Unix epoch.
-func (u ULID) Timestamp() uint64 {
-	return binary.BigEndian.Uint64(u[:8]) >> 16
-}
-
-// Time returns the time of u, in UTC, with millisecond precision.
-func (u ULID) Time() time.Time {
-	return time.UnixMilli(int64(u.Timestamp())).UTC()
+// UnixMilli returns the 48-bit time of u in milliseconds since the Unix
+// epoch, as [time.Time.UnixMilli] counts them.
+func (u ULID) UnixMilli() int64 {
+	return int64(binary.BigEndian.Uint64(u[:8]) >> 16)
 }
 
 // IsV7 reports whether u is also a valid RFC 9562 UUIDv7: version 7 (the top
@@ -83,7 +66,7 @@ func (u ULID) Time() time.Time {
 // every ULID made in [LayoutV7] and every value of PostgreSQL 18's uuidv7(),
 // and by chance for some of [LayoutULID]: about 1 in 32 of those New makes
 // (their version bits are the top of the sequence, which starts with its top
-// bit 0) and 1 in 64 random ones. [ULID.Time] reads the same 48 bits either
+// bit 0) and 1 in 64 random ones. [ULID.Timestamp] reads the same 48 bits either
 // way.
 func (u ULID) IsV7() bool { return u[6]>>4 == 7 && u[8]>>6 == 0b10 }
 

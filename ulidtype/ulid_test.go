@@ -36,8 +36,8 @@ func TestZeroValue(t *testing.T) {
 	if got := u.UUIDString(); got != uuid.Nil.String() {
 		t.Fatalf("zero ULID UUIDString() = %q", got)
 	}
-	if got := u.Time(); !got.Equal(time.Unix(0, 0)) || got.Location() != time.UTC {
-		t.Fatalf("zero ULID Time() = %v", got)
+	if got := u.Timestamp(); !got.Equal(time.Unix(0, 0)) || got.Location() != time.UTC {
+		t.Fatalf("zero ULID Timestamp() = %v", got)
 	}
 	if MustParse("00000000000000000000000001").IsZero() {
 		t.Fatal("non-zero ULID: IsZero() = true")
@@ -78,14 +78,14 @@ func TestTimestampAndTime(t *testing.T) {
 	}
 	for _, tt := range tests {
 		u := MustParse(tt.s)
-		if got := u.Timestamp(); got != tt.ms {
-			t.Errorf("%s: Timestamp() = %d, want %d", tt.s, got, tt.ms)
+		if got := u.UnixMilli(); got != int64(tt.ms) {
+			t.Errorf("%s: UnixMilli() = %d, want %d", tt.s, got, tt.ms)
 		}
-		if got := u.Time().Format("2006-01-02T15:04:05.999Z07:00"); tt.time != "" && got != tt.time {
-			t.Errorf("%s: Time() = %s, want %s", tt.s, got, tt.time)
+		if got := u.Timestamp().Format("2006-01-02T15:04:05.999Z07:00"); tt.time != "" && got != tt.time {
+			t.Errorf("%s: Timestamp() = %s, want %s", tt.s, got, tt.time)
 		}
-		if got := u.Time().UnixMilli(); got != int64(tt.ms) {
-			t.Errorf("%s: Time().UnixMilli() = %d, want %d", tt.s, got, tt.ms)
+		if got := u.Timestamp().UnixMilli(); got != int64(tt.ms) {
+			t.Errorf("%s: Timestamp().UnixMilli() = %d, want %d", tt.s, got, tt.ms)
 		}
 	}
 }

@@ -278,20 +278,20 @@ func (d *demo) load(ctx context.Context) error {
 
 // window counts the rows created in the last hour by ID bounds alone.
 func (d *demo) window(ctx context.Context) error {
-	from, to := d.end.Add(-time.Hour), d.end.Add(time.Second)
-	lo, hi := ulidtype.Range(from, to)
-	q := "SELECT count(*), sum(n) FROM ulid_keys WHERE id >= $1 AND id < $2"
+	from := d.end.Add(-time.Hour)
+	lo := ulidtype.Since(from) // open at the top: the newest rows are in
+	q := "SELECT count(*), sum(n) FROM ulid_keys WHERE id >= $1"
 	fmt.Fprintf(d.out, "\ntime window: ULID rows created in the last hour, by primary key bounds only\n")
-	fmt.Fprintf(d.out, "  ulidtype.Range(%s, %s)\n", fmtTime(from), fmtTime(to))
-	fmt.Fprintf(d.out, "  WHERE id >= '%s' AND id < '%s'\n", lo.UUIDString(), hi.UUIDString())
+	fmt.Fprintf(d.out, "  ulidtype.Since(%s)\n", fmtTime(from))
+	fmt.Fprintf(d.out, "  WHERE id >= '%s'\n", lo.UUIDString())
 	var n int64
 	var sum *int64
 	start := time.Now()
-	if err := d.conn.QueryRow(ctx, q, lo, hi).Scan(&n, &sum); err != nil {
+	if err := d.conn.QueryRow(ctx, q, lo).Scan(&n, &sum); err != nil {
 		return err
 	}
 	took := time.Since(start)
-	rows, err := d.conn.Query(ctx, "EXPLAIN (COSTS OFF) "+q, lo, hi)
+	rows, err := d.conn.Query(ctx, "EXPLAIN (COSTS OFF) "+q, lo)
 	if err != nil {
 		return err
 	}

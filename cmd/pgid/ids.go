@@ -153,8 +153,8 @@ func parseAny(s string) (*idInfo, error) {
 		}
 		info.Kind = "ulid"
 		info.Form = map[int]string{26: "ulid", 36: "uuid", 32: "hex"}[len(s)]
-		info.Time = fmtTime(u.Time())
-		info.Unix = u.Time().UnixMilli()
+		info.Time = fmtTime(u.Timestamp())
+		info.Unix = u.UnixMilli()
 		info.Forms = map[string]string{"ulid": u.String(), "uuid": u.UUIDString(), "hex": hex.EncodeToString(u[:])}
 		info.forder = []string{"ulid", "uuid", "hex"}
 		info.Bytes = spacedHex(u[:])
@@ -168,8 +168,8 @@ func parseAny(s string) (*idInfo, error) {
 		}
 		info.Kind = "objectid"
 		info.Form = map[int]string{24: "hex", 16: "short"}[len(s)]
-		info.Time = fmtTime(o.Time())
-		info.Unix = o.Time().UnixMilli()
+		info.Time = fmtTime(o.Timestamp())
+		info.Unix = o.Timestamp().UnixMilli()
 		info.Forms = map[string]string{"hex": o.String(), "short": o.Short()}
 		info.forder = []string{"hex", "short"}
 		info.Bytes = spacedHex(o[:])
@@ -187,7 +187,7 @@ func readUUID(u ulidtype.ULID) *uuidInfo {
 	info.IsV7 = u.IsV7()
 	agree := func(t time.Time) {
 		info.UUIDTime = fmtTime(t)
-		a := t.UnixMilli() == u.Time().UnixMilli()
+		a := t.UnixMilli() == u.UnixMilli()
 		info.Agrees = &a
 	}
 	switch {
@@ -388,7 +388,7 @@ func cmdRange(_ context.Context, e *env, args []string) error {
 			return usagef("--to %s is not after --from %s at millisecond precision: the range is empty", out.To, out.From)
 		}
 		f := func(u ulidtype.ULID) bound {
-			return bound{fmtTime(u.Time()), map[string]string{"ulid": u.String(), "uuid": u.UUIDString(), "hex": hex.EncodeToString(u[:])}}
+			return bound{fmtTime(u.Timestamp()), map[string]string{"ulid": u.String(), "uuid": u.UUIDString(), "hex": hex.EncodeToString(u[:])}}
 		}
 		out.Lo, out.Hi = f(lo), f(hi)
 		out.Where = fmt.Sprintf("WHERE id >= '%s' AND id < '%s'", lo.UUIDString(), hi.UUIDString())
@@ -400,7 +400,7 @@ func cmdRange(_ context.Context, e *env, args []string) error {
 			return usagef("--to %s is not after --from %s at second precision (ObjectIds hold whole seconds): the range is empty", out.To, out.From)
 		}
 		f := func(o objectidtype.ObjectID) bound {
-			return bound{fmtTime(o.Time()), map[string]string{"hex": o.String(), "short": o.Short()}}
+			return bound{fmtTime(o.Timestamp()), map[string]string{"hex": o.String(), "short": o.Short()}}
 		}
 		out.Lo, out.Hi = f(lo), f(hi)
 		out.Where = fmt.Sprintf(`WHERE id >= '\x%s' AND id < '\x%s'`, lo.String(), hi.String())
