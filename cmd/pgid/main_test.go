@@ -352,6 +352,20 @@ func serverDSN(t *testing.T) string {
 	return dsn
 }
 
+// migratedDB is scratchDB with pgid's migrations applied through the CLI,
+// and a connection to it closed when t ends.
+func migratedDB(t *testing.T) (string, *pgx.Conn) {
+	dsn := scratchDB(t)
+	mustRun(t, "migrate", "--database-url", dsn)
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close(ctx) })
+	return dsn, conn
+}
+
 // scratchDB creates a database dropped when t ends and returns its DSN.
 func scratchDB(t *testing.T) string {
 	dsn := serverDSN(t)
@@ -540,14 +554,8 @@ func execOutput(name string, args ...string) (string, error) {
 // retention, and the server's specific error for a table that is not
 // partitioned.
 func TestPartition(t *testing.T) {
-	dsn := scratchDB(t)
-	mustRun(t, "migrate", "--database-url", dsn)
+	dsn, conn := migratedDB(t)
 	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
 	if _, err := conn.Exec(ctx, `CREATE TABLE events (id pgid.ulid PRIMARY KEY, body text) PARTITION BY RANGE (id);
 		CREATE TABLE plain (id pgid.ulid PRIMARY KEY)`); err != nil {
 		t.Fatal(err)

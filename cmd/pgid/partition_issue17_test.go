@@ -4,8 +4,6 @@ import (
 	"context"
 	"strings"
 	"testing"
-
-	"github.com/jackc/pgx/v5"
 )
 
 // Issue 17, reproductions 2 and 4: a span the parser does not read exactly
@@ -14,14 +12,8 @@ import (
 // wrapped through int32 into one month and dropped all but the last three
 // monthly partitions.
 func TestPartitionIssue17Spans(t *testing.T) {
-	dsn := scratchDB(t)
-	mustRun(t, "migrate", "--database-url", dsn)
+	dsn, conn := migratedDB(t)
 	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
 	if _, err := conn.Exec(ctx, `CREATE TABLE daily (id pgid.ulid PRIMARY KEY DEFAULT pgid.gen_ulid()) PARTITION BY RANGE (id);
 		CREATE TABLE monthly (id pgid.ulid PRIMARY KEY) PARTITION BY RANGE (id)`); err != nil {
 		t.Fatal(err)
@@ -72,14 +64,8 @@ func TestPartitionIssue17Spans(t *testing.T) {
 // --dry-run prints the same plan and changes nothing. Rows in the DEFAULT
 // partition are printed and fail the run too.
 func TestPartitionKeptAndDryRun(t *testing.T) {
-	dsn := scratchDB(t)
-	mustRun(t, "migrate", "--database-url", dsn)
+	dsn, conn := migratedDB(t)
 	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
 	if _, err := conn.Exec(ctx, `CREATE TABLE events (id pgid.ulid PRIMARY KEY) PARTITION BY RANGE (id);
 		CREATE TABLE event_tags (event_id pgid.ulid NOT NULL REFERENCES events (id), tag text NOT NULL);
 		SELECT pgid.ensure_partitions('events', '1 day', 3, at => '2026-11-01Z');
