@@ -2,6 +2,7 @@ package opaque
 
 import (
 	"encoding/base64"
+	"encoding/binary"
 	"sync"
 
 	"github.com/pgid/pgid/objectidtype"
@@ -44,9 +45,7 @@ var scratch = sync.Pool{New: func() any { return new([32]byte) }}
 // AppendObjectID appends id's public code, 16 characters, to b.
 func (c *Codec) AppendObjectID(b []byte, id objectidtype.ObjectID) []byte {
 	buf := scratch.Get().(*[32]byte)
-	a := uint64(id[0])<<40 | uint64(id[1])<<32 | uint64(id[2])<<24 | uint64(id[3])<<16 | uint64(id[4])<<8 | uint64(id[5])
-	d := uint64(id[6])<<40 | uint64(id[7])<<32 | uint64(id[8])<<24 | uint64(id[9])<<16 | uint64(id[10])<<8 | uint64(id[11])
-	a, d = c.current.encrypt96(a, d, buf)
+	a, d := c.current.encrypt96(get48(id[:6]), get48(id[6:]), buf)
 	scratch.Put(buf)
 	var out [12]byte
 	put48(out[:6], a)
@@ -114,10 +113,8 @@ func (c *Codec) AppendULID(b []byte, id ulidtype.ULID) []byte {
 	buf := scratch.Get().(*[32]byte)
 	copy(buf[:16], id[:])
 	c.current.block.Encrypt(buf[16:], buf[:16])
-	hi := uint64(buf[16])<<56 | uint64(buf[17])<<48 | uint64(buf[18])<<40 | uint64(buf[19])<<32 |
-		uint64(buf[20])<<24 | uint64(buf[21])<<16 | uint64(buf[22])<<8 | uint64(buf[23])
-	lo := uint64(buf[24])<<56 | uint64(buf[25])<<48 | uint64(buf[26])<<40 | uint64(buf[27])<<32 |
-		uint64(buf[28])<<24 | uint64(buf[29])<<16 | uint64(buf[30])<<8 | uint64(buf[31])
+	hi := binary.BigEndian.Uint64(buf[16:24])
+	lo := binary.BigEndian.Uint64(buf[24:32])
 	scratch.Put(buf)
 	var text [ULIDCodeLen]byte
 	// 130 bits: the key ID, then the 128 bits of the block, 5 at a time
@@ -165,10 +162,8 @@ func (c *Codec) OpenULID(code string) (ulidtype.ULID, error) {
 		return ulidtype.ULID{}, codeError("ULID", code, ErrUnknownKey, "made with key "+string('0'+first>>3)+", which this codec does not have")
 	}
 	buf := scratch.Get().(*[32]byte)
-	for i := 0; i < 8; i++ {
-		buf[i] = byte(hi >> (56 - 8*i))
-		buf[8+i] = byte(lo >> (56 - 8*i))
-	}
+	binary.BigEndian.PutUint64(buf[:8], hi)
+	binary.BigEndian.PutUint64(buf[8:16], lo)
 	s.block.Decrypt(buf[16:], buf[:16])
 	var id ulidtype.ULID
 	copy(id[:], buf[16:])
