@@ -11,10 +11,13 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 
+	"github.com/pgid/pgid/internal/idtext"
 	"github.com/pgid/pgid/objectidtype"
+	"github.com/pgid/pgid/partition"
 	"github.com/pgid/pgid/ulidtype"
 )
 
@@ -122,10 +125,10 @@ func cmdNew(_ context.Context, e *env, args []string) error {
 // idInfo is what inspect prints about one ID.
 type idInfo struct {
 	Input  string            `json:"input"`
-	Kind   string            `json:"kind"` // ulid or objectid
+	Kind   string            `json:"kind"` // ulid, objectid, or uuid (an RFC 9562 UUID other than v7)
 	Form   string            `json:"form"` // the input's form: ulid, uuid, hex, short
-	Time   string            `json:"time"`
-	Unix   int64             `json:"unix_ms"`
+	Time   string            `json:"time,omitempty"`
+	Unix   int64             `json:"unix_ms,omitempty"`
 	Forms  map[string]string `json:"forms"`
 	Bytes  string            `json:"bytes"`
 	UUID   *uuidInfo         `json:"uuid,omitempty"`
@@ -160,6 +163,12 @@ func parseAny(s string) (*idInfo, error) {
 		info.Bytes = spacedHex(u[:])
 		if len(s) != 26 {
 			info.UUID = readUUID(u)
+			if uuid.UUID(u).Variant() == uuid.RFC4122 && !info.UUID.IsV7 {
+				// A UUIDv4 (or v1, v6...): not a ULID, and the time its
+				// bytes would give as one is noise, so it is not shown.
+				info.Kind = "uuid"
+				info.Time, info.Unix = "", 0
+			}
 		}
 	case 24, 16:
 		o, err := objectidtype.Parse(s)
@@ -174,9 +183,34 @@ func parseAny(s string) (*idInfo, error) {
 		info.forder = []string{"hex", "short"}
 		info.Bytes = spacedHex(o[:])
 	default:
-		return nil, fmt.Errorf("%q: %d characters; want a ULID (26), a UUID (36), 32 hex digits (ULID), 24 hex digits (ObjectId) or an ObjectId short form (16)", s, len(s))
+		want := "want a ULID (26), a UUID (36), 32 hex digits (ULID), 24 hex digits (ObjectId) or an ObjectId short form (16)"
+		if _, msg, isChar := idtext.LengthError(s, ""); isChar {
+			return nil, fmt.Errorf("%q: %s; %s", s, msg, want)
+		}
+		return nil, fmt.Errorf("%q: %s; %s", s, plural(utf8.RuneCountInString(s), "character"), want)
 	}
 	return info, nil
+}
+
+// plural is "1 character", "2 characters".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
+}
+
+// kindName is how text names a kind: "ULID", "ObjectId".
+func kindName(kind string) string {
+	return map[string]string{"ulid": "ULID", "objectid": "ObjectId", "uuid": "UUID"}[kind]
+}
+
+// aKind is a kind's name with its article: "a ULID", "an ObjectId".
+func aKind(kind string) string {
+	if kind == "objectid" {
+		return "an ObjectId"
+	}
+	return "a " + kindName(kind)
 }
 
 // readUUID reads the ULID's 16 bytes as an RFC 9562 UUID.
@@ -199,9 +233,9 @@ func readUUID(u ulidtype.ULID) *uuidInfo {
 	case rfc && (info.Version == 1 || info.Version == 6):
 		sec, nsec := id.Time().UnixTime()
 		agree(time.Unix(sec, nsec))
-		info.Note = fmt.Sprintf("a UUIDv%d: its Gregorian time differs from the ULID reading, which is meaningless for it", info.Version)
+		info.Note = fmt.Sprintf("a UUIDv%d holds a Gregorian time (below), not a Unix-ms one; pgid's bounds do not apply to it", info.Version)
 	case rfc:
-		info.Note = fmt.Sprintf("not a UUIDv7 but an RFC 9562 version %d UUID with no Unix-ms time: the ULID reading's time is meaningless for it", info.Version)
+		info.Note = fmt.Sprintf("an RFC 9562 version %d UUID holds no time; its order is not creation order", info.Version)
 	default:
 		info.Note = "not an RFC 9562 UUID (variant bits are not 10): a plain ULID, or another kind of 16 bytes"
 	}
@@ -218,8 +252,11 @@ func cmdInspect(_ context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	if pos, err = argsOrStdin(pos, e.stdin); err != nil {
+		return err
+	}
 	if len(pos) == 0 {
-		return usagef("want at least one ID")
+		return usagef("want at least one ID, as arguments or lines on stdin")
 	}
 	infos := make([]*idInfo, 0, len(pos))
 	for _, s := range pos {
@@ -237,10 +274,14 @@ func cmdInspect(_ context.Context, e *env, args []string) error {
 		if i > 0 {
 			fmt.Fprintln(tw)
 		}
-		kind := map[string]string{"ulid": "ULID", "objectid": "ObjectId"}[info.Kind]
 		fmt.Fprintf(tw, "input\t%s\t(%s form)\n", info.Input, info.Form)
-		fmt.Fprintf(tw, "kind\t%s\n", kind)
-		fmt.Fprintf(tw, "time\t%s\t(Unix ms %d)\n", info.Time, info.Unix)
+		if info.Kind == "uuid" {
+			// Say what it is first: not a time-ordered ID.
+			fmt.Fprintf(tw, "kind\tUUIDv%d, not a ULID: %s\n", info.UUID.Version, info.UUID.Note)
+		} else {
+			fmt.Fprintf(tw, "kind\t%s\n", kindName(info.Kind))
+			fmt.Fprintf(tw, "time\t%s\t(Unix ms %d)\n", info.Time, info.Unix)
+		}
 		for _, f := range info.forder {
 			fmt.Fprintf(tw, "%s\t%s\n", f, info.Forms[f])
 		}
@@ -248,10 +289,16 @@ func cmdInspect(_ context.Context, e *env, args []string) error {
 		if u := info.UUID; u != nil {
 			fmt.Fprintf(tw, "uuid version\t%d (variant %s)\n", u.Version, u.Variant)
 			fmt.Fprintf(tw, "UUIDv7\t%s\n", yesNo(u.IsV7))
-			if u.Agrees != nil {
+			switch {
+			case u.Agrees == nil:
+			case info.Kind == "uuid":
+				fmt.Fprintf(tw, "UUID time\t%s\n", u.UUIDTime)
+			default:
 				fmt.Fprintf(tw, "UUID time\t%s\t(agrees with the ULID time: %s)\n", u.UUIDTime, yesNo(*u.Agrees))
 			}
-			fmt.Fprintf(tw, "note\t%s\n", u.Note)
+			if info.Kind != "uuid" {
+				fmt.Fprintf(tw, "note\t%s\n", u.Note)
+			}
 		}
 	}
 	return tw.Flush()
@@ -269,13 +316,10 @@ func yesNo(b bool) string {
 func cmdConvert(_ context.Context, e *env, args []string) error {
 	fs := newFlags(e, "convert")
 	to := fs.String("to", "", "the form to print: ulid, uuid, hex (ULID or ObjectId) or short (ObjectId)")
-	asJSON := fs.Bool("json", false, `print {"input", "kind", "to", "output"}`)
+	asJSON := fs.Bool("json", false, `print {"input", "kind", "to", "output"}; for several IDs, an array of them`)
 	pos, err := parse(e, fs, args)
 	if err != nil {
 		return err
-	}
-	if len(pos) != 1 {
-		return usagef("want one ID, got %d arguments", len(pos))
 	}
 	if *to == "" {
 		return usagef("--to is required: ulid, uuid, hex or short")
@@ -283,26 +327,49 @@ func cmdConvert(_ context.Context, e *env, args []string) error {
 	if err := oneOf("to", *to, "ulid", "uuid", "hex", "short"); err != nil {
 		return err
 	}
-	info, err := parseAny(pos[0])
-	if err != nil {
-		return usageError{err}
+	if pos, err = argsOrStdin(pos, e.stdin); err != nil {
+		return err
 	}
-	out, ok := info.Forms[*to]
-	if !ok {
-		return usagef("a %s has no %s form; it has %s", info.Kind, *to, strings.Join(info.forder, ", "))
+	if len(pos) == 0 {
+		return usagef("want an ID, as an argument or lines on stdin")
 	}
-	if *asJSON {
-		return writeJSON(e.stdout, map[string]string{"input": info.Input, "kind": info.Kind, "to": *to, "output": out})
+	type converted struct {
+		Input  string `json:"input"`
+		Kind   string `json:"kind"`
+		To     string `json:"to"`
+		Output string `json:"output"`
 	}
-	_, err = fmt.Fprintln(e.stdout, out)
-	return err
+	outs := make([]converted, 0, len(pos))
+	for _, in := range pos {
+		info, err := parseAny(in)
+		if err != nil {
+			return usageError{err}
+		}
+		out, ok := info.Forms[*to]
+		if !ok {
+			return usagef("%s: %s has no %s form; it has %s", info.Input, aKind(info.Kind), *to, strings.Join(info.forder, ", "))
+		}
+		outs = append(outs, converted{info.Input, info.Kind, *to, out})
+	}
+	switch {
+	case *asJSON && len(outs) == 1:
+		return writeJSON(e.stdout, outs[0])
+	case *asJSON:
+		return writeJSON(e.stdout, outs)
+	}
+	w := bufio.NewWriter(e.stdout)
+	for _, o := range outs {
+		w.WriteString(o.Output + "\n")
+	}
+	return w.Flush()
 }
 
 // ---- range
 
 // parseWhen reads a time for range: RFC 3339 (with or without fraction or
-// zone; without a zone it is UTC), a date, "now", or a duration relative to
-// now (-24h, +90m, -7d).
+// zone; without a zone it is UTC), a date, "now", or a signed span relative
+// to now in the units partition.ParseSpan reads (-24h, -90m, -7d, -2w,
+// -3mo, -1y, +1h30m) or a fraction of days (-1.5d).
 func parseWhen(s string, now time.Time) (time.Time, error) {
 	if s == "now" {
 		return now, nil
@@ -312,26 +379,29 @@ func parseWhen(s string, now time.Time) (time.Time, error) {
 			return t.UTC(), nil
 		}
 	}
+	const want = "want RFC 3339 (2026-11-22T10:00:00Z), a date (2026-11-22), now, or a signed span relative to now " +
+		"(-24h, -90m, -7d, -2w, -3mo, -1y, +1h30m)"
 	if s == "" {
-		return time.Time{}, fmt.Errorf("empty time; want RFC 3339, a date, now, or a duration relative to now (-24h)")
+		return time.Time{}, fmt.Errorf("empty time; %s", want)
 	}
-	d := s
-	days := 0.0
-	if strings.HasSuffix(d, "d") {
-		v, err := strconv.ParseFloat(strings.TrimSuffix(d, "d"), 64)
-		if err == nil {
-			days = v
-			d = ""
+	sign := map[byte]int{'-': -1, '+': 1}[s[0]]
+	if sign == 0 {
+		return time.Time{}, fmt.Errorf("%q: %s", s, want)
+	}
+	if sp, err := partition.ParseSpan(s[1:]); err == nil {
+		if sp.Months != 0 {
+			return now.AddDate(0, sign*sp.Months, 0), nil
 		}
+		return now.Add(time.Duration(sign) * sp.Duration), nil
 	}
-	if d == "" {
+	// What ParseSpan leaves out: fractions of days and sub-second durations.
+	if days, err := strconv.ParseFloat(strings.TrimSuffix(s, "d"), 64); err == nil && strings.HasSuffix(s, "d") {
 		return now.Add(time.Duration(days * float64(24*time.Hour))), nil
 	}
-	dur, err := time.ParseDuration(s)
-	if err != nil {
-		return time.Time{}, fmt.Errorf("%q: want RFC 3339 (2026-11-22T10:00:00Z), a date (2026-11-22), now, or a duration relative to now (-24h, -90m, -7d)", s)
+	if d, err := time.ParseDuration(s); err == nil {
+		return now.Add(d), nil
 	}
-	return now.Add(dur), nil
+	return time.Time{}, fmt.Errorf("%q: %s", s, want)
 }
 
 // bound is one end of a range in every form.
@@ -354,8 +424,8 @@ type rangeOut struct {
 
 func cmdRange(_ context.Context, e *env, args []string) error {
 	fs := newFlags(e, "range")
-	fromS := fs.String("from", "", "start, inclusive: RFC 3339, a date, now, or a duration relative to now (-24h)")
-	toS := fs.String("to", "now", "end, exclusive: as --from")
+	fromS := fs.String("from", "", "start, inclusive: RFC 3339, a date, now, or a span relative to now (-24h, -7d, -2w, -3mo)")
+	toS := fs.String("to", "now", "end, exclusive, as --from; now (the default) includes the current millisecond (ULID) or second (ObjectId)")
 	kind := fs.String("kind", "ulid", "ulid or objectid")
 	asJSON := fs.Bool("json", false, "print JSON")
 	pos, err := parse(e, fs, args)
@@ -380,10 +450,16 @@ func cmdRange(_ context.Context, e *env, args []string) error {
 	if err != nil {
 		return usagef("--to %v", err)
 	}
+	// Up to now means up to and including the current tick: a row inserted
+	// in it, before or after this command ran, is inside.
+	toNow := *toS == "now"
 	out := rangeOut{Kind: *kind, From: fmtTime(from), To: fmtTime(to)}
 	switch *kind {
 	case "ulid":
 		lo, hi := ulidtype.Range(from, to)
+		if toNow {
+			hi = ulidtype.Until(now) // Range(from, now) would leave out the current millisecond
+		}
 		if hi.Compare(lo) <= 0 {
 			return usagef("--to %s is not after --from %s at millisecond precision: the range is empty", out.To, out.From)
 		}
@@ -394,8 +470,15 @@ func cmdRange(_ context.Context, e *env, args []string) error {
 		out.Where = fmt.Sprintf("WHERE id >= '%s' AND id < '%s'", lo.UUIDString(), hi.UUIDString())
 		out.SQL = fmt.Sprintf("WHERE id >= pgid.ulid_min_at('%s') AND id < pgid.ulid_min_at('%s')", out.From, out.To)
 		out.Note = "half-open [lo, hi); both ends truncated to the millisecond; for a uuid / pgid.ulid column"
+		if toNow {
+			out.SQL = fmt.Sprintf("WHERE id >= pgid.ulid_min_at('%s') -- open at the top: nothing new is missed", out.From)
+			out.Note = "half-open [lo, hi); hi is the next millisecond after now, so IDs made now are inside; for a uuid / pgid.ulid column"
+		}
 	case "objectid":
 		lo, hi := objectidtype.Range(from, to)
+		if toNow {
+			hi = objectidtype.Until(now) // Range(from, now) would leave out the current second
+		}
 		if hi.Compare(lo) <= 0 {
 			return usagef("--to %s is not after --from %s at second precision (ObjectIds hold whole seconds): the range is empty", out.To, out.From)
 		}
@@ -406,6 +489,10 @@ func cmdRange(_ context.Context, e *env, args []string) error {
 		out.Where = fmt.Sprintf(`WHERE id >= '\x%s' AND id < '\x%s'`, lo.String(), hi.String())
 		out.SQL = fmt.Sprintf("WHERE id >= pgid.objectid_min_at('%s') AND id < pgid.objectid_min_at('%s')", out.From, out.To)
 		out.Note = "half-open [lo, hi); both ends truncated to the second (ObjectIds hold whole seconds); for a bytea / pgid.objectid column"
+		if toNow {
+			out.SQL = fmt.Sprintf("WHERE id >= pgid.objectid_min_at('%s') -- open at the top: nothing new is missed", out.From)
+			out.Note = "half-open [lo, hi); hi is the next second after now, so IDs made now are inside; for a bytea / pgid.objectid column"
+		}
 	}
 	if *asJSON {
 		return writeJSON(e.stdout, out)

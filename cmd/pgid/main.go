@@ -8,8 +8,8 @@
 //
 //	pgid new ulid|objectid [-n N] [--format text|uuid|hex|short|json]
 //	pgid inspect [--json] ID...
-//	pgid convert [--json] ID --to ulid|uuid|hex|short
-//	pgid range --from T --to T [--kind ulid|objectid] [--json]
+//	pgid convert [--json] --to ulid|uuid|hex|short ID...
+//	pgid range --from T [--to T] [--kind ulid|objectid] [--json]
 //	pgid migrate [--database-url URL] [--json] [up|down]
 //	pgid demo [--database-url URL] [--rows N]
 //	pgid seal [--key-file F] [--json] ID...
@@ -30,6 +30,8 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
+	"slices"
 	"strings"
 	"syscall"
 )
@@ -60,9 +62,9 @@ var commands []command
 func init() {
 	commands = []command{
 		{"new", "ulid|objectid [-n N] [--format text|uuid|hex|short|json]", "make new IDs", cmdNew},
-		{"inspect", "[--json] ID...", "detect an ID's kind and print its time, every text form and its bytes", cmdInspect},
-		{"convert", "[--json] ID --to ulid|uuid|hex|short", "print an ID in another text form", cmdConvert},
-		{"range", "--from T --to T [--kind ulid|objectid] [--json]", "print the ID bounds of a time range and a WHERE clause", cmdRange},
+		{"inspect", "[--json] ID...", "detect an ID's kind and print its time, every text form and its bytes (IDs from stdin when none are given)", cmdInspect},
+		{"convert", "[--json] --to ulid|uuid|hex|short ID...", "print IDs in another text form (IDs from stdin when none are given)", cmdConvert},
+		{"range", "--from T [--to T] [--kind ulid|objectid] [--json]", "print the ID bounds of a time range and a WHERE clause", cmdRange},
 		{"migrate", "[--database-url URL] [--json] [up|down]", "apply (up, the default) or revert (down) pgid's PostgreSQL migrations", cmdMigrate},
 		{"demo", "[--database-url URL] [--rows N]", "load ULID and UUIDv4 keys into PostgreSQL and compare them, end to end", cmdDemo},
 		{"seal", "[--key-file F] [--json] ID...", "print IDs' public codes (keyed, opaque; see package opaque)", cmdSeal},
@@ -104,6 +106,9 @@ func runEnv(ctx context.Context, args []string, e *env) int {
 	case "-h", "-help", "--help", "help":
 		topUsage(e.stdout)
 		return exitOK
+	case "--version", "-version", "version":
+		fmt.Fprintln(e.stdout, version())
+		return exitOK
 	}
 	for _, c := range commands {
 		if c.name != args[0] {
@@ -115,13 +120,11 @@ func runEnv(ctx context.Context, args []string, e *env) int {
 			return exitOK
 		case errors.Is(err, flag.ErrHelp):
 			return exitOK
-		case errors.Is(err, errFlag):
-			return exitUsage // the flag package printed the error and the usage
 		case errors.As(err, new(usageError)):
-			fmt.Fprintf(e.stderr, "pgid %s: %v\n", c.name, err)
+			fmt.Fprintf(e.stderr, "pgid %s: %s\n", c.name, message(c.name, err))
 			return exitUsage
 		default:
-			fmt.Fprintf(e.stderr, "pgid %s: %v\n", c.name, err)
+			fmt.Fprintf(e.stderr, "pgid %s: %s\n", c.name, message(c.name, err))
 			return exitError
 		}
 	}
@@ -130,12 +133,64 @@ func runEnv(ctx context.Context, args []string, e *env) int {
 	return exitUsage
 }
 
+// message is err's text for "pgid name: ...": the prefixes that pgid's
+// packages put on their errors ("partition: ", "pgid migrations: ") and the
+// command's own name are said once, by the caller, not again inside.
+func message(name string, err error) string {
+	noise := map[string]bool{name: true, "pgid " + name: true, "pgid": true,
+		"partition": true, "migrations": true, "pgid migrations": true,
+		"ulidtype": true, "objectidtype": true, "opaque": true}
+	// One line: pgx's connection errors have a line per address tried,
+	// often the same one twice (with and without TLS).
+	var lines []string
+	for _, l := range strings.Split(err.Error(), "\n") {
+		if l = strings.TrimSpace(l); l != "" && !slices.Contains(lines, l) {
+			lines = append(lines, l)
+		}
+	}
+	msg := strings.Join(lines, " ")
+	parts := strings.Split(msg, ": ")
+	kept := parts[:0]
+	for _, p := range parts {
+		if !noise[p] {
+			kept = append(kept, p)
+		}
+	}
+	return strings.Join(kept, ": ")
+}
+
+// version is what --version prints: the module version pgid was built as
+// (a tag with go install pgid@version, "(devel)" in a checkout), the
+// commit when the build recorded one, and the Go version.
+func version() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "pgid (unknown version)"
+	}
+	v := "pgid " + bi.Main.Version
+	settings := map[string]string{}
+	for _, s := range bi.Settings {
+		settings[s.Key] = s.Value
+	}
+	if rev := settings["vcs.revision"]; rev != "" {
+		v += " " + rev[:min(12, len(rev))]
+		if t := settings["vcs.time"]; t != "" {
+			v += " " + t
+		}
+		if settings["vcs.modified"] == "true" {
+			v += " (modified)"
+		}
+	}
+	return v + " " + bi.GoVersion
+}
+
 func topUsage(w io.Writer) {
 	fmt.Fprintln(w, "pgid: time-ordered IDs (ULID, ObjectId) for PostgreSQL\n\nUsage:")
 	for _, c := range commands {
 		fmt.Fprintf(w, "  pgid %s %s\n      %s\n", c.name, c.args, c.summary)
 	}
-	fmt.Fprintln(w, "\nRun \"pgid COMMAND -h\" for a command's flags. Exit status 2 means bad input, 1 a failure.")
+	fmt.Fprintln(w, "\nRun \"pgid COMMAND -h\" for a command's flags, \"pgid --version\" for the version.")
+	fmt.Fprintln(w, "Exit status 2 means bad input, 1 a failure.")
 }
 
 // newFlags returns the flag set of command name, writing usage to e.stderr.
@@ -154,49 +209,75 @@ func newFlags(e *env, name string) *flag.FlagSet {
 	return fs
 }
 
-// parse parses args with fs, allowing flags after positional arguments
-// (pgid convert ID --to uuid); "--" ends the flags. It returns the
-// positional arguments. Flag errors are usage errors, already reported by
-// the flag package.
+// parse parses args with fs and returns the positional arguments. Flags may
+// follow positional arguments (pgid convert ID --to uuid), and "--" ends the
+// flags. An argument that starts with '-' but reads as an ID or a public
+// code (an ObjectId short form or a code starts with '-' once in 64) is
+// positional, not an unknown flag. -h prints the usage to stdout. A flag
+// error is a usageError of one line that says where to look.
 func parse(e *env, fs *flag.FlagSet, args []string) ([]string, error) {
-	for _, a := range args {
-		if a == "--" {
-			break
-		}
-		if a == "-h" || a == "-help" || a == "--help" || a == "--h" {
-			fs.SetOutput(e.stdout) // asked for: stdout
+	flags, pos := splitArgs(fs, args)
+	for _, a := range flags {
+		switch a {
+		case "-h", "-help", "--help", "--h":
+			fs.SetOutput(e.stdout)
+			fs.Usage()
+			return nil, flag.ErrHelp
 		}
 	}
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				return nil, err
-			}
-			return nil, flagError{err}
+	fs.SetOutput(io.Discard) // the error is reported in one line below
+	if err := fs.Parse(flags); err != nil {
+		msg := err.Error()
+		if bad, ok := strings.CutPrefix(msg, "flag provided but not defined: "); ok && len(bad) >= 10 {
+			msg += fmt.Sprintf(`; if %s is an ID or a code, put it after "--": %s -- %s`, bad, fs.Name(), bad)
 		}
-		rest := fs.Args()
-		if len(rest) == 0 {
-			return pos, nil
-		}
-		// fs.Parse consumed a "--" if rest follows one: everything is positional.
-		if n := len(args) - len(rest); n > 0 && args[n-1] == "--" {
-			return append(pos, rest...), nil
-		}
-		pos = append(pos, rest[0])
-		args = rest[1:]
+		return nil, usagef("%s (%s -h lists the flags)", msg, fs.Name())
 	}
+	return append(pos, fs.Args()...), nil
 }
 
-// flagError is a flag parsing error; the flag package has printed it with
-// the usage already, so run adds only the exit status.
-type flagError struct{ err error }
+// splitArgs separates the flags of fs (with their values) from the
+// positional arguments, keeping each group's order: everything after "--",
+// arguments without a leading '-', and those that are IDs or codes are
+// positional.
+func splitArgs(fs *flag.FlagSet, args []string) (flags, pos []string) {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			return flags, append(pos, args[i+1:]...)
+		case len(a) < 2 || a[0] != '-':
+			pos = append(pos, a)
+			continue
+		}
+		name, _, hasValue := strings.Cut(strings.TrimPrefix(a[1:], "-"), "=")
+		f := fs.Lookup(name)
+		if f == nil && looksLikeID(a) {
+			pos = append(pos, a)
+			continue
+		}
+		flags = append(flags, a)
+		if f != nil && !hasValue && !isBoolFlag(f) && i+1 < len(args) {
+			i++
+			flags = append(flags, args[i]) // the flag's value, even "-1w"
+		}
+	}
+	return flags, pos
+}
 
-func (f flagError) Error() string { return f.err.Error() }
+func isBoolFlag(f *flag.Flag) bool {
+	b, ok := f.Value.(interface{ IsBoolFlag() bool })
+	return ok && b.IsBoolFlag()
+}
 
-func (f flagError) Is(target error) bool { return target == errFlag }
-
-var errFlag = errors.New("flag error")
+// looksLikeID reports whether a is an ID any command reads, or has the
+// length and alphabet of a public code.
+func looksLikeID(a string) bool {
+	if _, err := parseAny(a); err == nil {
+		return true
+	}
+	return looksLikeCode(a)
+}
 
 // oneOf checks that v is one of the allowed values of flag name.
 func oneOf(name, v string, allowed ...string) error {

@@ -71,13 +71,16 @@ func TestBadInput(t *testing.T) {
 		{[]string{"inspect", "81ARZ3NDEKTSV4RRFFQ69G5FAV"}, "overflow"},
 		{[]string{"inspect", "4e7020cb7cac81af7136236g"}, "position 23"},
 		{[]string{"inspect", "jD0wOTOIwqZNdyd!"}, "position 15"},
-		{[]string{"inspect", "0190b6f5-6c3b-7a4e-9f2c+1234567890ab"}, "objectid"[:0] + "ulidtype: parse"},
+		{[]string{"inspect", "0190b6f5-6c3b-7a4e-9f2c+1234567890ab"}, `invalid character '+' at position 23`},
+		// Lengths count characters, and a non-ASCII one is named.
+		{[]string{"inspect", "01ARZ3NDEKTSV4RRFFQ69G5FA\u00c4"}, `invalid character 'Ä' at position 25`},
+		{[]string{"inspect", "a"}, `"a": 1 character; want`},
+		{[]string{"inspect", "\u00e9t\u00e9"}, `invalid character 'é' at position 0`},
 		{[]string{"inspect", "abc"}, `"abc": 3 characters; want a ULID (26), a UUID (36)`},
 		{[]string{"convert", ulid}, "--to is required"},
-		{[]string{"convert", ulid, "--to", "short"}, "a ulid has no short form; it has ulid, uuid, hex"},
-		{[]string{"convert", "jD0wOTOIwqZNdydH", "--to", "uuid"}, "a objectid has no uuid form"},
+		{[]string{"convert", ulid, "--to", "short"}, ": a ULID has no short form; it has ulid, uuid, hex"},
+		{[]string{"convert", "jD0wOTOIwqZNdydH", "--to", "uuid"}, "jD0wOTOIwqZNdydH: an ObjectId has no uuid form"},
 		{[]string{"convert", ulid, "--to", "base64"}, `--to "base64": want one of ulid, uuid, hex, short`},
-		{[]string{"convert", ulid, ulid, "--to", "hex"}, "want one ID, got 2 arguments"},
 		{[]string{"range"}, "--from is required"},
 		{[]string{"range", "--from", "yesterday"}, `--from "yesterday": want RFC 3339`},
 		{[]string{"range", "--from", "-1h", "--to", "2026-13-01"}, `--to "2026-13-01"`},
@@ -181,8 +184,9 @@ func TestInspectKinds(t *testing.T) {
 		{hex.EncodeToString(u[:]), "ulid", "hex", ulidTime, 13, false, nil},
 		{v7, "ulid", "uuid", "2024-07-15T15:14:15.739Z", 7, true, ptr(true)},
 		{strings.ReplaceAll(v7, "-", ""), "ulid", "hex", "2024-07-15T15:14:15.739Z", 7, true, ptr(true)},
-		{v4, "ulid", "uuid", "", 4, false, nil},
-		{v1, "ulid", "uuid", "", 1, false, ptr(false)},
+		// Not ULIDs: no time is shown for them.
+		{v4, "uuid", "uuid", "", 4, false, nil},
+		{v1, "uuid", "uuid", "", 1, false, ptr(false)},
 		{o.String(), "objectid", "hex", "2011-09-14T03:34:35.000Z", 0, false, nil},
 		{"jD0wOTOIwqZNdydH", "objectid", "short", "2011-09-14T03:34:35.000Z", 0, false, nil},
 	}
@@ -193,10 +197,10 @@ func TestInspectKinds(t *testing.T) {
 			t.Fatalf("%s: %v\n%s", c.in, err, out)
 		}
 		got := infos[0]
-		if got.Kind != c.kind || got.Form != c.form || (c.time != "" && got.Time != c.time) {
-			t.Errorf("%s: kind %s form %s time %s, want %s %s %s", c.in, got.Kind, got.Form, got.Time, c.kind, c.form, c.time)
+		if got.Kind != c.kind || got.Form != c.form || (c.time != "" && got.Time != c.time) || (c.kind == "uuid") != (got.Time == "") {
+			t.Errorf("%s: kind %s form %s time %q, want %s %s %s", c.in, got.Kind, got.Form, got.Time, c.kind, c.form, c.time)
 		}
-		if c.kind == "ulid" {
+		if c.kind != "objectid" {
 			p, _ := ulidtype.Parse(c.in)
 			if got.Forms["ulid"] != p.String() || got.Forms["uuid"] != p.UUIDString() || got.Forms["hex"] != hex.EncodeToString(p[:]) || got.Bytes != spacedHex(p[:]) {
 				t.Errorf("%s: forms %v bytes %s", c.in, got.Forms, got.Bytes)
@@ -222,6 +226,18 @@ func TestInspectKinds(t *testing.T) {
 		}
 		if c.isV7 && !strings.Contains(text, "agrees with the ULID time: yes") {
 			t.Errorf("inspect %s: text does not say the v7 time agrees:\n%s", c.in, text)
+		}
+		// A UUIDv4 or v1 is said to be no ULID on the kind line, before
+		// anything else, and the meaningless ULID-reading time is not shown.
+		if c.kind == "uuid" {
+			lines := strings.Split(text, "\n")
+			if f := strings.Fields(lines[1]); len(f) < 2 || f[0] != "kind" || f[1] != fmt.Sprintf("UUIDv%d,", c.uuidVersion) || !strings.Contains(lines[1], "not a ULID") {
+				t.Errorf("inspect %s: second line %q, want the kind explained", c.in, lines[1])
+			}
+			p, _ := ulidtype.Parse(c.in)
+			if strings.Contains(text, fmtTime(p.Timestamp())) || strings.Contains(text, "\ntime ") {
+				t.Errorf("inspect %s: shows the ULID reading's time:\n%s", c.in, text)
+			}
 		}
 	}
 	// Several IDs at once.
@@ -279,6 +295,11 @@ func TestParseWhen(t *testing.T) {
 		"+1h30m":                        now.Add(90 * time.Minute),
 		"-7d":                           now.Add(-7 * 24 * time.Hour),
 		"-1.5d":                         now.Add(-36 * time.Hour),
+		"-1w":                           now.Add(-7 * 24 * time.Hour),
+		"-2weeks":                       now.Add(-14 * 24 * time.Hour),
+		"-3mo":                          time.Date(2026, 8, 22, 12, 0, 0, 0, time.UTC),
+		"+1y":                           time.Date(2027, 11, 22, 12, 0, 0, 0, time.UTC),
+		"-500ms":                        now.Add(-500 * time.Millisecond),
 	}
 	for in, want := range cases {
 		got, err := parseWhen(in, now)
@@ -286,7 +307,7 @@ func TestParseWhen(t *testing.T) {
 			t.Errorf("parseWhen(%q) = %v, %v; want %v", in, got, err, want)
 		}
 	}
-	for _, bad := range []string{"", "yesterday", "2026-02-30", "-7x", "d"} {
+	for _, bad := range []string{"", "yesterday", "2026-02-30", "-7x", "d", "1w", "-1M"} {
 		if _, err := parseWhen(bad, now); err == nil {
 			t.Errorf("parseWhen(%q) succeeded", bad)
 		}
@@ -625,4 +646,158 @@ func TestPartition(t *testing.T) {
 	if code != 1 || !strings.Contains(errOut, "public.plain is not a partitioned table") {
 		t.Errorf("ensure on an unpartitioned table: exit %d, stderr %q", code, errOut)
 	}
+}
+
+// dashID returns an ObjectId whose short form starts with '-', built
+// directly: the first short-form character holds the top six bits.
+func dashID() objectidtype.ObjectID {
+	o := objectidtype.MustParse("4e7020cb7cac81af7136236b")
+	o[0] = 0xf8 // 111110: '-' in the short alphabet
+	return o
+}
+
+func TestDashIDsAreArguments(t *testing.T) {
+	d := dashID()
+	if d.Short()[0] != '-' {
+		t.Fatalf("short form %s does not start with '-'", d.Short())
+	}
+	// With or without "--", before or after flags.
+	for _, args := range [][]string{
+		{"convert", "--to", "hex", d.Short()},
+		{"convert", d.Short(), "--to", "hex"},
+		{"convert", "--to", "hex", "--", d.Short()},
+	} {
+		if got := strings.TrimSpace(mustRun(t, args...)); got != d.String() {
+			t.Errorf("pgid %s = %q, want %s", strings.Join(args, " "), got, d.String())
+		}
+	}
+	if out := mustRun(t, "inspect", d.Short()); !strings.Contains(out, d.String()) {
+		t.Errorf("inspect %s:\n%s", d.Short(), out)
+	}
+	// Something dash-led that is no ID: one line, naming "--".
+	bad := "-" + d.Short()[1:15] + "!"
+	code, _, errOut := runCLI(t, "inspect", bad)
+	if code != 2 || !strings.Contains(errOut, `put it after "--": pgid inspect -- `+bad) {
+		t.Errorf("inspect %s: exit %d, stderr %q", bad, code, errOut)
+	}
+}
+
+// TestErrorsAreOneLine checks every bad-input path prints exactly one line,
+// starting "pgid CMD: ", with no prefix said twice.
+func TestErrorsAreOneLine(t *testing.T) {
+	cases := [][]string{
+		{"new", "ulid", "--bogus"},
+		{"new", "ulid", "-n"},
+		{"new", "ulid", "-n", "x"},
+		{"inspect", "--frobnicate", "x"},
+		{"range", "--from"},
+		{"range", "--from", "-1fortnight"},
+		{"convert", "--to", "uuid", "jD0wOTOIwqZNdydH"},
+		{"partition", "ensure", "--table", "t", "--every", "fortnight"},
+		{"seal", "--key-file"},
+		{"migrate", "--database-url", "postgres://nobody@127.0.0.1:1/none?connect_timeout=1"},
+		{"partition", "list", "--table", "t", "--database-url", "postgres://nobody@127.0.0.1:1/none?connect_timeout=1"},
+	}
+	for _, args := range cases {
+		code, out, errOut := runCLI(t, args...)
+		name := "pgid " + args[0] + ": "
+		lines := strings.Split(strings.TrimSuffix(errOut, "\n"), "\n")
+		if code == 0 || out != "" || len(lines) != 1 || !strings.HasPrefix(errOut, name) {
+			t.Errorf("pgid %s: exit %d, stdout %q, stderr %q: want one line starting %q", strings.Join(args, " "), code, out, errOut, name)
+			continue
+		}
+		seen := map[string]bool{}
+		for _, seg := range strings.Split(errOut, ": ") {
+			for _, prefix := range []string{"pgid " + args[0], "pgid", "partition", "migrations", "pgid migrations", "ulidtype", "objectidtype", "opaque"} {
+				if seg == prefix && seen[seg] {
+					t.Errorf("pgid %s: %q says %q twice", strings.Join(args, " "), errOut, seg)
+				}
+			}
+			seen[seg] = true
+		}
+	}
+	// Flag errors say where the flags are listed.
+	_, _, errOut := runCLI(t, "new", "ulid", "--bogus")
+	if want := "pgid new: flag provided but not defined: -bogus (pgid new -h lists the flags)\n"; errOut != want {
+		t.Errorf("stderr %q, want %q", errOut, want)
+	}
+}
+
+func TestStdin(t *testing.T) {
+	ids := []string{ulidtype.New().String(), objectidtype.New().String(), dashID().Short()}
+	runIn := func(in string, args ...string) (int, string, string) {
+		var out, errOut bytes.Buffer
+		code := runEnv(context.Background(), args, &env{stdin: strings.NewReader(in), stdout: &out, stderr: &errOut, getenv: func(string) string { return "" }})
+		return code, out.String(), errOut.String()
+	}
+	code, out, errOut := runIn(strings.Join(ids, "\n")+"\n\n", "convert", "--to", "hex")
+	want := []string{}
+	for _, s := range ids {
+		info, err := parseAny(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, info.Forms["hex"])
+	}
+	if code != 0 || out != strings.Join(want, "\n")+"\n" {
+		t.Errorf("convert from stdin: exit %d, stdout %q, stderr %q; want %q", code, out, errOut, want)
+	}
+	code, out, _ = runIn(strings.Join(ids, "\n"), "inspect", "--json")
+	var infos []idInfo
+	if err := json.Unmarshal([]byte(out), &infos); code != 0 || err != nil || len(infos) != 3 || infos[2].Kind != "objectid" {
+		t.Errorf("inspect from stdin: exit %d, %v, %+v", code, err, infos)
+	}
+	// Arguments win over stdin; no arguments and empty stdin is an error.
+	code, out, _ = runIn("garbage\n", "convert", "--to", "hex", ids[1])
+	if code != 0 || strings.TrimSpace(out) != ids[1] {
+		t.Errorf("arguments and stdin: exit %d, %q", code, out)
+	}
+	if code, _, errOut = runIn("", "inspect"); code != 2 || !strings.Contains(errOut, "want at least one ID") {
+		t.Errorf("empty stdin: exit %d, %q", code, errOut)
+	}
+}
+
+func TestVersion(t *testing.T) {
+	for _, arg := range []string{"--version", "-version", "version"} {
+		out := mustRun(t, arg)
+		if !strings.HasPrefix(out, "pgid ") || !strings.Contains(out, "go1.") || strings.Count(out, "\n") != 1 {
+			t.Errorf("pgid %s = %q", arg, out)
+		}
+	}
+}
+
+func TestRangeToNowIncludesTheCurrentTick(t *testing.T) {
+	for _, kind := range []string{"ulid", "objectid"} {
+		var r rangeOut
+		if err := json.Unmarshal([]byte(mustRun(t, "range", "--from", "-1w", "--kind", kind, "--json")), &r); err != nil {
+			t.Fatal(err)
+		}
+		// An ID made after the command ran, in the same tick or the next
+		// millisecond, is below hi: hi is after the tick of "now".
+		var made, hi string
+		if kind == "ulid" {
+			made, hi = ulidtype.New().UUIDString(), r.Hi.Forms["uuid"]
+		} else {
+			made, hi = objectidtype.New().String(), r.Hi.Forms["hex"]
+		}
+		if made >= hi && time.Since(mustTime(t, r.To)) < 500*time.Millisecond {
+			t.Errorf("%s: an ID made just after the command, %s, is not below hi %s", kind, made, hi)
+		}
+		if !strings.Contains(r.SQL, "open at the top") {
+			t.Errorf("%s: SQL %q has an upper bound for --to now", kind, r.SQL)
+		}
+		from := mustTime(t, r.From)
+		if d := mustTime(t, r.To).Sub(from); d != 7*24*time.Hour {
+			t.Errorf("%s: -1w is %v before now", kind, d)
+		}
+	}
+}
+
+func mustTime(t *testing.T, s string) time.Time {
+	t.Helper()
+	v, err := time.Parse(timeFormat, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
 }

@@ -58,33 +58,8 @@ func loadCodec(e *env, path string) (*opaque.Codec, error) {
 	return nil, usagef("%s: %v", where, err)
 }
 
-// codeArgs moves arguments that look like codes or short ObjectIds (16
-// characters of their alphabet, or 26 Crockford characters) behind a "--",
-// so one starting with '-' (1 in 64) is not taken for a flag.
-func codeArgs(args []string) []string {
-	var flags, codes []string
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		if a == "--" {
-			codes = append(codes, args[i+1:]...)
-			break
-		}
-		if strings.HasPrefix(a, "-") && !looksLikeCode(a) {
-			flags = append(flags, a)
-			if a == "--key-file" || a == "-key-file" {
-				if i+1 == len(args) {
-					return args // no value: let the flag package say so
-				}
-				i++
-				flags = append(flags, args[i])
-			}
-			continue
-		}
-		codes = append(codes, a)
-	}
-	return append(append(flags, "--"), codes...)
-}
-
+// looksLikeCode reports whether a has the length and alphabet of a public
+// code (see package opaque).
 func looksLikeCode(a string) bool {
 	switch len(a) {
 	case opaque.ObjectIDCodeLen:
@@ -140,7 +115,7 @@ func cmdSeal(_ context.Context, e *env, args []string) error {
 	fs := newFlags(e, "seal")
 	keyFile := fs.String("key-file", "", "the keys, lines of ID:hex (default $"+envKeys+")")
 	asJSON := fs.Bool("json", false, `print [{"input", "kind", "code"}]`)
-	c, pos, err := codecAndInputs(e, fs, codeArgs(args), keyFile, "IDs (ULID, UUID, ObjectId hex or short)")
+	c, pos, err := codecAndInputs(e, fs, args, keyFile, "IDs (ULID, UUID, ObjectId hex or short)")
 	if err != nil {
 		return err
 	}
@@ -156,7 +131,7 @@ func cmdSeal(_ context.Context, e *env, args []string) error {
 			return usageError{err}
 		}
 		var code string
-		if info.Kind == "ulid" {
+		if info.Kind != "objectid" { // a ULID, or any other 16 bytes
 			u, _ := ulidtype.Parse(s)
 			code = c.ULIDCode(u)
 		} else {
@@ -179,7 +154,7 @@ func cmdOpen(_ context.Context, e *env, args []string) error {
 	keyFile := fs.String("key-file", "", "the keys, lines of ID:hex (default $"+envKeys+")")
 	all := fs.Bool("candidates", false, "for an ObjectId code, print the ID under every key, current first (codes do not name their key)")
 	asJSON := fs.Bool("json", false, `print [{"code", "kind", "id", "candidates"}]`)
-	c, pos, err := codecAndInputs(e, fs, codeArgs(args), keyFile, "codes")
+	c, pos, err := codecAndInputs(e, fs, args, keyFile, "codes")
 	if err != nil {
 		return err
 	}

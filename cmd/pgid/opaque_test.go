@@ -108,8 +108,8 @@ func TestSealOpen(t *testing.T) {
 	}{
 		{[]string{"seal", "--key-file", loose, u.String()}, nil, "readable by others (mode 0644): chmod 600"},
 		{[]string{"seal", u.String()}, nil, "no keys: give --key-file FILE or set PGID_OPAQUE_KEYS"},
-		{[]string{"seal", u.String()}, map[string]string{envKeys: "1:" + secret[:40]}, "PGID_OPAQUE_KEYS: opaque: invalid key: line 1: the secret has 40 hex digits"},
-		{[]string{"open", "--key-file", keyFile, "abc"}, nil, `opaque: ObjectId code "abc": 3 characters, want 16`},
+		{[]string{"seal", u.String()}, map[string]string{envKeys: "1:" + secret[:40]}, "PGID_OPAQUE_KEYS: invalid key: line 1: the secret has 40 hex digits"},
+		{[]string{"open", "--key-file", keyFile, "abc"}, nil, `pgid open: ObjectId code "abc": 3 characters, want 16`},
 		{[]string{"open", "--key-file", keyFile, strings.Repeat("0", 25) + "U"}, nil, "invalid character 'U' at position 25"},
 		{[]string{"open", "--key-file", keyFile, "Z" + codes[0][1:]}, nil, "made with key 3, which this codec does not have"},
 		{[]string{"seal", "--key-file", keyFile, "nope"}, nil, "4 characters"},

@@ -41,10 +41,10 @@ func TestPartitionIssue17Spans(t *testing.T) {
 	for _, c := range []struct {
 		table, every, retain, want string
 	}{
-		{"daily", "day", "1M", `--retain: partition: invalid plan: span "1M": unknown unit "M"`},
+		{"daily", "day", "1M", `--retain: invalid plan: span "1M": unknown unit "M"`},
 		{"daily", "day", "1 M", `unknown unit "M"`},
-		{"daily", "D", "30d", `--every: partition: invalid plan: span "D"`},
-		{"monthly", "month", "4294967297months", `--retain: partition: invalid plan: span "4294967297months": 4294967297 months is more than 12000`},
+		{"daily", "D", "30d", `--every: invalid plan: span "D"`},
+		{"monthly", "month", "4294967297months", `--retain: invalid plan: span "4294967297months": 4294967297 months is more than 12000`},
 		{"monthly", "month", "1000000000000y", "is more than"},
 	} {
 		code, out, errOut := runCLI(t, "partition", "ensure", "--database-url", dsn, "--table", c.table, "--every", c.every, "--retain", c.retain)

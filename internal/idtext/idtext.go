@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"unicode/utf8"
 )
 
 // ParseErrorText renders a parse error as `pkg: parse "input": msg`, with
@@ -27,6 +28,38 @@ func QuoteByte(c byte) string {
 	return `'\x` + hex.EncodeToString([]byte{c}) + `'`
 }
 
+// QuoteChar quotes the character that starts at byte i of s: 'Ä' for a
+// valid UTF-8 sequence, '\xc3' for a byte that starts none.
+func QuoteChar(s string, i int) string {
+	if s[i] < 0x80 {
+		return QuoteByte(s[i])
+	}
+	r, size := utf8.DecodeRuneInString(s[i:])
+	if r == utf8.RuneError && size <= 1 {
+		return QuoteByte(s[i])
+	}
+	return strconv.QuoteRune(r)
+}
+
+// LengthError describes s, whose length in bytes no text form has. Every
+// form is ASCII, so in text (valid UTF-8) a non-ASCII character is wrong
+// wherever it stands and is what the error names (isChar, at byte pos): a
+// 26-character ID with an 'Ä' has 27 bytes, and "invalid length 27" would
+// mislead. Otherwise (ASCII, or bytes that are not UTF-8 text, such as an
+// ID's raw bytes) the message gives the length in bytes.
+func LengthError(s, want string) (pos int, msg string, isChar bool) {
+	if !utf8.ValidString(s) {
+		return -1, "invalid length " + strconv.Itoa(len(s)) + ", want " + want, false
+	}
+	for i := range len(s) {
+		if s[i] >= 0x80 {
+			return i, "invalid character " + QuoteChar(s, i) + " at position " + strconv.Itoa(i) +
+				" (IDs are ASCII)", true
+		}
+	}
+	return -1, "invalid length " + strconv.Itoa(len(s)) + ", want " + want, false
+}
+
 // InvalidChar finds the first byte of s that valid rejects and describes it,
 // e.g. "invalid character 'U' at position 25, want a hex digit". If valid
 // accepts every byte it reports position 0.
@@ -40,7 +73,7 @@ func InvalidChar(s, want string, valid func(i int, c byte) bool) (pos int, msg s
 	if len(s) == 0 {
 		return 0, "empty input, want a " + want
 	}
-	return pos, "invalid character " + QuoteByte(s[pos]) + " at position " + strconv.Itoa(pos) + ", want a " + want
+	return pos, "invalid character " + QuoteChar(s, pos) + " at position " + strconv.Itoa(pos) + ", want a " + want
 }
 
 // Errors returned by JSONString.

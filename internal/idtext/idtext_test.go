@@ -103,3 +103,30 @@ func TestNullError(t *testing.T) {
 		t.Errorf("NullError = %q", err)
 	}
 }
+
+func TestLengthErrorNamesNonASCII(t *testing.T) {
+	cases := []struct {
+		in, msg string
+		pos     int
+		isChar  bool
+	}{
+		// 26 characters, 27 bytes: the character is wrong, not the length.
+		{"01ARZ3NDEKTSV4RRFFQ69G5FA\u00c4", "invalid character 'Ä' at position 25 (IDs are ASCII)", 25, true},
+		{"\u00c4bc", "invalid character 'Ä' at position 0 (IDs are ASCII)", 0, true},
+		{"abc", "invalid length 3, want 26", -1, false},
+		// Not UTF-8 (raw bytes): the length in bytes.
+		{"ab\xc3", "invalid length 3, want 26", -1, false},
+	}
+	for _, c := range cases {
+		pos, msg, isChar := LengthError(c.in, "26")
+		if pos != c.pos || msg != c.msg || isChar != c.isChar {
+			t.Errorf("LengthError(%q) = %d, %q, %v; want %d, %q, %v", c.in, pos, msg, isChar, c.pos, c.msg, c.isChar)
+		}
+	}
+	if got := QuoteChar("x\u00e9", 1); got != "'é'" {
+		t.Errorf("QuoteChar = %s", got)
+	}
+	if got := QuoteChar("x\xe9", 1); got != `'\xe9'` {
+		t.Errorf("QuoteChar of a lone byte = %s", got)
+	}
+}
