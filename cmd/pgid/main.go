@@ -11,6 +11,7 @@
 //	pgid convert [--json] --to ulid|uuid|hex|short ID...
 //	pgid range --from T [--to T] [--kind ulid|objectid] [--json]
 //	pgid migrate [--database-url URL] [--json] [up|down]
+//	pgid schema [--check FILE]
 //	pgid demo [--database-url URL] [--rows N]
 //	pgid seal [--key-file F] [--json] ID...
 //	pgid open [--key-file F] [--candidates] [--json] CODE...
@@ -66,6 +67,7 @@ func init() {
 		{"convert", "[--json] --to ulid|uuid|hex|short ID...", "print IDs in another text form (IDs from stdin when none are given)", cmdConvert},
 		{"range", "--from T [--to T] [--kind ulid|objectid] [--json]", "print the ID bounds of a time range and a WHERE clause", cmdRange},
 		{"migrate", "[--database-url URL] [--json] [up|down]", "apply (up, the default) or revert (down) pgid's PostgreSQL migrations", cmdMigrate},
+		{"schema", "[--check FILE]", "print pgid's schema as one SQL file for sqlc's schema list (not to apply: see migrate)", cmdSchema},
 		{"demo", "[--database-url URL] [--rows N]", "load ULID and UUIDv4 keys into PostgreSQL and compare them, end to end", cmdDemo},
 		{"seal", "[--key-file F] [--json] ID...", "print IDs' public codes (keyed, opaque; see package opaque)", cmdSeal},
 		{"open", "[--key-file F] [--candidates] [--json] CODE...", "print the IDs of public codes", cmdOpen},

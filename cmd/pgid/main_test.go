@@ -801,3 +801,25 @@ func mustTime(t *testing.T, s string) time.Time {
 	}
 	return v
 }
+
+func TestSchema(t *testing.T) {
+	out := mustRun(t, "schema")
+	for _, want := range []string{"CREATE SCHEMA IF NOT EXISTS pgid", "CREATE DOMAIN pgid.ulid", "pgid.ulid_min_at", "pgid.objectid_min_at"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("schema lacks %q", want)
+		}
+	}
+	if strings.Contains(out, "drop below") || strings.Contains(out, "DROP SCHEMA") {
+		t.Errorf("schema holds the reverse SQL of a migration")
+	}
+	dir := t.TempDir()
+	file := dir + "/pgid.sql"
+	os.WriteFile(file, []byte(out), 0o644)
+	if got := mustRun(t, "schema", "--check", file); !strings.Contains(got, "is current") {
+		t.Errorf("--check of a current file: %q", got)
+	}
+	os.WriteFile(file, []byte(strings.Replace(out, "pgid.ulid_min_at", "pgid.ulid_min", 1)), 0o644)
+	if code, _, errOut := runCLI(t, "schema", "--check", file); code != 1 || !strings.Contains(errOut, "regenerate it with pgid schema > "+file) {
+		t.Errorf("--check of a stale file: exit %d, %q", code, errOut)
+	}
+}

@@ -1,0 +1,71 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io/fs"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/pgid/pgid/migrations"
+)
+
+// ---- schema
+
+// schemaMarker ends the forward part of a migration file.
+const schemaMarker = "---- create above / drop below ----"
+
+// schemaSQL is pgid's schema as one SQL text for sqlc (or any tool that
+// reads DDL): the forward part of every migration, in order.
+func schemaSQL() ([]byte, error) {
+	names, err := fs.Glob(migrations.FS, "*.sql")
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(names)
+	var b bytes.Buffer
+	b.WriteString("-- pgid's PostgreSQL schema (schema pgid: domains pgid.ulid and pgid.objectid, their functions)\n" +
+		"-- for sqlc's `schema:` list, written by `pgid schema`. Not a migration: apply pgid's schema\n" +
+		"-- with `pgid migrate` or migrations.Up. Regenerate when pgid is upgraded; `pgid schema\n" +
+		"-- --check FILE` fails when FILE is not current.\n")
+	for _, name := range names {
+		src, err := fs.ReadFile(migrations.FS, name)
+		if err != nil {
+			return nil, err
+		}
+		up, _, _ := strings.Cut(string(src), schemaMarker)
+		fmt.Fprintf(&b, "\n-- ==== %s ====\n\n%s\n", name, strings.TrimSpace(up))
+	}
+	return b.Bytes(), nil
+}
+
+func cmdSchema(_ context.Context, e *env, args []string) error {
+	fset := newFlags(e, "schema")
+	check := fset.String("check", "", "compare FILE with the schema instead of printing it; exit 1 when it differs")
+	pos, err := parse(e, fset, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return usagef("unexpected argument %q (pgid schema > FILE writes the schema)", pos[0])
+	}
+	sql, err := schemaSQL()
+	if err != nil {
+		return err
+	}
+	if *check == "" {
+		_, err = e.stdout.Write(sql)
+		return err
+	}
+	have, err := os.ReadFile(*check)
+	if err != nil {
+		return err
+	}
+	if !bytes.Equal(have, sql) {
+		return fmt.Errorf("%s is not this pgid's schema: regenerate it with pgid schema > %s", *check, *check)
+	}
+	fmt.Fprintf(e.stdout, "%s is current\n", *check)
+	return nil
+}
