@@ -59,8 +59,24 @@ func TestServiceOutsideTheRepository(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	write("db/pgid.sql", run(root, nil, pgidBin, "schema"))
-	run(svc, nil, pgidBin, "schema", "--check", "db/pgid.sql")
+	if err := os.MkdirAll(filepath.Join(svc, "db"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// The README's commands, as written, with the pgid just built first on
+	// the PATH.
+	path := []string{"PATH=" + tmp + string(os.PathListSeparator) + os.Getenv("PATH")}
+	sh := func(line string) (string, error) {
+		cmd := exec.Command("sh", "-c", line)
+		cmd.Dir = svc
+		cmd.Env = append(os.Environ(), path...)
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	for _, line := range readmeCommands[:2] {
+		if out, err := sh(line); err != nil {
+			t.Fatalf("%s: %v\n%s", line, err, out)
+		}
+	}
 	write("db/schema.sql", svcSchema)
 	write("db/query.sql", svcQueries)
 	write("sqlc.yaml", svcSqlcYAML)
@@ -69,7 +85,21 @@ func TestServiceOutsideTheRepository(t *testing.T) {
 
 	run(svc, alone, "go", "run", "github.com/sqlc-dev/sqlc/cmd/sqlc@v1.31.1", "generate")
 
-	for _, pkg := range []string{"pgxstore", "sqlstore"} {
+	// The README's check: grep finds no interface{} (exit status 1).
+	if out, err := sh(readmeCommands[2]); err == nil || out != "" {
+		t.Errorf("%s: %v\n%s", readmeCommands[2], err, out)
+	}
+	// And it fails where it should: the same configuration with the ULID
+	// override misspelled, as sqlc silently accepts it.
+	write("typo.yaml", strings.ReplaceAll(strings.ReplaceAll(svcSqlcYAML, `db_type: "pgid.ulid"`, `db_type: "pgid.uild"`), "out: store", "out: typo/store"))
+	run(svc, alone, "go", "run", "github.com/sqlc-dev/sqlc/cmd/sqlc@v1.31.1", "generate", "-f", "typo.yaml")
+	if out, err := sh(strings.Replace(readmeCommands[2], "store/", "typo/", 1)); err != nil || !strings.Contains(out, "interface{}") {
+		t.Errorf("the README's grep misses a misspelled override: %v\n%s", err, out)
+	}
+	if err := os.RemoveAll(filepath.Join(svc, "typo")); err != nil {
+		t.Fatal(err)
+	}
+	for _, pkg := range []string{"store", "store/sqlstore"} {
 		code := ""
 		for _, f := range []string{"models.go", "query.sql.go"} {
 			b, err := os.ReadFile(filepath.Join(svc, pkg, f))
@@ -98,6 +128,15 @@ func TestServiceOutsideTheRepository(t *testing.T) {
 	if !strings.Contains(out, "--- PASS: TestOrders") {
 		t.Errorf("the service's test did not pass:\n%s", out)
 	}
+}
+
+// readmeCommands are the commands of the README's sqlc section, run above
+// as written; cmd/pgid's TestReadmeCommands accepts them because they are
+// here.
+var readmeCommands = []string{
+	"pgid schema > db/pgid.sql",
+	"pgid schema --check db/pgid.sql",
+	"grep -rn '[^.]interface{}' store/",
 }
 
 // scratchDatabase creates an empty database and returns its URL; it is
@@ -157,8 +196,8 @@ sql:
     queries: ["db/query.sql"]
     gen:
       go:
-        package: pgxstore
-        out: pgxstore
+        package: store
+        out: store
         sql_package: pgx/v5
         overrides: &pgid
           - db_type: "pgid.ulid"
@@ -177,7 +216,7 @@ sql:
     gen:
       go:
         package: sqlstore
-        out: sqlstore
+        out: store/sqlstore
         overrides: *pgid
 `
 
@@ -195,8 +234,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	_ "github.com/jackc/pgx/v5/stdlib"
 
-	"example.com/svc/pgxstore"
-	"example.com/svc/sqlstore"
+	"example.com/svc/store"
+	"example.com/svc/store/sqlstore"
 	"github.com/pgid/pgid/objectidtype"
 	"github.com/pgid/pgid/pgidpgx"
 	"github.com/pgid/pgid/ulidtype"
@@ -224,7 +263,7 @@ func TestOrders(t *testing.T) {
 	}
 	start := time.Now()
 	customer := objectidtype.New()
-	first, err := pgxstore.New(conn).CreateOrder(ctx, pgxstore.CreateOrderParams{
+	first, err := store.New(conn).CreateOrder(ctx, store.CreateOrderParams{
 		ID: ulidtype.New(), CustomerID: customer, TotalCents: 1250})
 	if err != nil {
 		t.Fatal(err)
@@ -244,12 +283,12 @@ func TestOrders(t *testing.T) {
 	if err != nil || got.ID != first.ID || got.CustomerID != customer || got.ParentID.Valid {
 		t.Fatalf("GetOrder = %+v, %v", got, err)
 	}
-	since, err := pgxstore.New(conn).ListOrdersSince(ctx, ulidtype.Since(start))
+	since, err := store.New(conn).ListOrdersSince(ctx, ulidtype.Since(start))
 	if err != nil || len(since) != 2 || since[1].ID != second.ID || since[1].ParentID.ULID != first.ID {
 		t.Fatalf("ListOrdersSince = %+v, %v", since, err)
 	}
 	for _, ids := range [][]ulidtype.ULID{{second.ID, first.ID}} {
-		a, err := pgxstore.New(conn).GetOrders(ctx, ids)
+		a, err := store.New(conn).GetOrders(ctx, ids)
 		if err != nil || len(a) != 2 || a[0].ID != first.ID {
 			t.Fatalf("pgx GetOrders = %+v, %v", a, err)
 		}

@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -25,6 +26,21 @@ func TestReadmeCommands(t *testing.T) {
 		for _, l := range strings.Split(string(b), "\n") {
 			ci = append(ci, normalizeCommand(l))
 		}
+	}
+	// The sqlc section's commands run, as written, in sqlc/'s
+	// TestServiceOutsideTheRepository, listed there in readmeCommands.
+	src, err := os.ReadFile("../../sqlc/outside_test.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, list, _ := strings.Cut(string(src), "var readmeCommands = []string{\n")
+	list, _, _ = strings.Cut(list, "\n}")
+	for _, l := range strings.Split(list, "\n") {
+		c, err := strconv.Unquote(strings.TrimSuffix(strings.TrimSpace(l), ","))
+		if err != nil {
+			t.Fatalf("sqlc/outside_test.go readmeCommands: %q: %v", l, err)
+		}
+		ci = append(ci, normalizeCommand(c))
 	}
 	blocks := regexp.MustCompile("(?s)```sh\n(.*?)```").FindAllStringSubmatch(string(readme), -1)
 	n := 0
