@@ -823,3 +823,68 @@ func TestSchema(t *testing.T) {
 		t.Errorf("--check of a stale file: exit %d, %q", code, errOut)
 	}
 }
+
+// TestSchemaAppliesLikeMigrate applies `pgid schema` as another migration
+// tool would, in one transaction, twice, and checks the result is what
+// `pgid migrate` makes: the same functions (definition, attributes, ACL)
+// and domains, and the session's search_path untouched.
+func TestSchemaAppliesLikeMigrate(t *testing.T) {
+	ctx := context.Background()
+	_, migrated := migratedDB(t)
+	conn, err := pgx.Connect(ctx, scratchDB(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	sql := mustRun(t, "schema")
+	var before string
+	conn.QueryRow(ctx, "SHOW search_path").Scan(&before)
+	for range 2 {
+		tx, err := conn.Begin(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tx.Exec(ctx, sql); err != nil {
+			t.Fatalf("applying pgid schema: %v", err)
+		}
+		if err := tx.Commit(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var after string
+	conn.QueryRow(ctx, "SHOW search_path").Scan(&after)
+	if after != before {
+		t.Errorf("search_path %q after applying, was %q", after, before)
+	}
+	const catalog = `
+SELECT p.oid::regprocedure::text || ' ' || pg_get_functiondef(p.oid) || ' ' || p.provolatile::text || p.proparallel::text ||
+       p.proisstrict::text || coalesce(p.proconfig::text, '') || coalesce(p.proacl::text, '')
+FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = 'pgid'
+UNION ALL
+SELECT t.typname || ' ' || format_type(t.typbasetype, t.typtypmod) || ' ' || coalesce(string_agg(pg_get_constraintdef(c.oid), ', '), '')
+FROM pg_type t JOIN pg_namespace n ON n.oid = t.typnamespace LEFT JOIN pg_constraint c ON c.contypid = t.oid
+WHERE n.nspname = 'pgid' AND t.typtype = 'd' GROUP BY t.typname, t.typbasetype, t.typtypmod
+ORDER BY 1`
+	read := func(c *pgx.Conn) []string {
+		rows, err := c.Query(ctx, catalog)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defs, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		if err != nil {
+			t.Fatal(err)
+		}
+		return defs
+	}
+	got, want := read(conn), read(migrated)
+	if len(want) < 20 {
+		t.Fatalf("only %d functions and domains after pgid migrate", len(want))
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("pgid schema applied differs from pgid migrate:\n got %d: %q\nwant %d: %q", len(got), got, len(want), want)
+	}
+	var text string
+	if err := conn.QueryRow(ctx, "SELECT pgid.ulid_to_text('01890a5d-ac96-774b-bcce-b302099a8057')").Scan(&text); err != nil || text != "01H455VB4PEX5VSKNK084SN02Q" {
+		t.Errorf("ulid_to_text = %q, %v", text, err)
+	}
+}

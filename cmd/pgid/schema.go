@@ -26,10 +26,12 @@ func schemaSQL() ([]byte, error) {
 	}
 	sort.Strings(names)
 	var b bytes.Buffer
-	b.WriteString("-- pgid's PostgreSQL schema (schema pgid: domains pgid.ulid and pgid.objectid, their functions)\n" +
-		"-- for sqlc's `schema:` list, written by `pgid schema`. Not a migration: apply pgid's schema\n" +
-		"-- with `pgid migrate` or migrations.Up. Regenerate when pgid is upgraded; `pgid schema\n" +
-		"-- --check FILE` fails when FILE is not current.\n")
+	b.WriteString("-- pgid's PostgreSQL schema (schema pgid: domains pgid.ulid and pgid.objectid, their\n" +
+		"-- functions), written by `pgid schema` for sqlc's `schema:` list or another migration tool.\n" +
+		"-- Every statement is idempotent; apply it as ONE transaction (it sets search_path with SET\n" +
+		"-- LOCAL). pgid's own version table is not written: use either this file or `pgid migrate`\n" +
+		"-- (migrations.Up), not both. Regenerate when pgid is upgraded; `pgid schema --check FILE`\n" +
+		"-- fails when FILE is not current.\n")
 	for _, name := range names {
 		src, err := fs.ReadFile(migrations.FS, name)
 		if err != nil {
