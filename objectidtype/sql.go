@@ -60,7 +60,10 @@ func (o *ObjectID) scanText(s string) error {
 	case hexLen, shortLen:
 		return parse(s, o)
 	}
-	return lengthError(s, `24 (hex), 16 (short form) or 26 (\x and hex, a bytea's text)`)
+	return &ParseError{
+		Input: s, Pos: -1, Err: ErrLength,
+		Msg: "invalid length " + strconv.Itoa(len(s)) + `, want 24 (hex), 16 (short form) or 26 (\x and hex, a bytea's text)`,
+	}
 }
 
 // isByteaTextChar reports whether c may stand at offset i of a 12-byte

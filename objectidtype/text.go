@@ -155,17 +155,10 @@ func parseError(s string) error {
 		return charError(s, "short-form character (0-9, a-z, A-Z, '-' or '_')",
 			func(_ int, c byte) bool { return strings.IndexByte(shortAlphabet, c) >= 0 })
 	}
-	return lengthError(s, "24 (hex) or 16 (short form)")
-}
-
-// lengthError reports s, of a length no form has: its first non-ASCII
-// character if it has one, else its length.
-func lengthError(s, want string) error {
-	pos, msg, isChar := idtext.LengthError(s, want)
-	if isChar {
-		return &ParseError{Input: s, Pos: pos, Err: ErrCharacter, Msg: msg}
+	return &ParseError{
+		Input: s, Pos: -1, Err: ErrLength,
+		Msg: "invalid length " + strconv.Itoa(len(s)) + ", want 24 (hex) or 16 (short form)",
 	}
-	return &ParseError{Input: s, Pos: -1, Err: ErrLength, Msg: msg}
 }
 
 // charError reports the first byte of s that valid rejects.

@@ -3,6 +3,7 @@ package ulidtype
 import (
 	"database/sql/driver"
 	"fmt"
+	"strconv"
 
 	"github.com/pgid/pgid/internal/idtext"
 )
@@ -29,7 +30,10 @@ func (u *ULID) Scan(src any) error {
 		if src == nil {
 			return errNullULID
 		}
-		return lengthError(string(src), "16 (raw bytes), 26 (base32), 36 (UUID) or 32 (hex)")
+		return &ParseError{
+			Input: string(src), Pos: -1, Err: ErrLength,
+			Msg: "invalid length " + strconv.Itoa(len(src)) + ", want 16 (raw bytes), 26 (base32), 36 (UUID) or 32 (hex)",
+		}
 	case nil:
 		return errNullULID
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"slices"
+	"strconv"
 
 	"github.com/pgid/pgid/internal/idtext"
 )
@@ -132,7 +133,10 @@ func parse[T string | []byte](s T, u *ULID) error {
 		}
 		return charError(string(s), "hex digit", isHex)
 	}
-	return lengthError(string(s), "26 (base32), 36 (UUID) or 32 (hex)")
+	return &ParseError{
+		Input: string(s), Pos: -1, Err: ErrLength,
+		Msg: "invalid length " + strconv.Itoa(len(s)) + ", want 26 (base32), 36 (UUID) or 32 (hex)",
+	}
 }
 
 // decodeHex decodes the 16 hex pairs of s that start at the offsets in pairs
@@ -268,16 +272,6 @@ func base32Error(s string) error {
 	}
 	return &ParseError{Input: s, Pos: 0, Err: ErrOverflow,
 		Msg: "first character " + idtext.QuoteByte(s[0]) + " is above '7', so the value overflows 128 bits"}
-}
-
-// lengthError reports s, of a length no form has: its first non-ASCII
-// character if it has one, else its length.
-func lengthError(s, want string) error {
-	pos, msg, isChar := idtext.LengthError(s, want)
-	if isChar {
-		return &ParseError{Input: s, Pos: pos, Err: ErrCharacter, Msg: msg}
-	}
-	return &ParseError{Input: s, Pos: -1, Err: ErrLength, Msg: msg}
 }
 
 // charError reports the first byte of s that valid rejects.

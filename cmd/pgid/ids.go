@@ -147,6 +147,12 @@ type uuidInfo struct {
 
 // parseAny detects an ID's kind from its length and parses it.
 func parseAny(s string) (*idInfo, error) {
+	// Text typed by a person: a non-ASCII character is named as such, in
+	// characters. (The parsers, like the SQL functions, count and quote
+	// bytes: a 26-character ID ending in 'Ä' is "invalid length 27".)
+	if msg, ok := idtext.NonASCII(s); ok {
+		return nil, fmt.Errorf("%q: %s", s, msg)
+	}
 	info := &idInfo{Input: s}
 	switch len(s) {
 	case 26, 36, 32:
@@ -183,11 +189,8 @@ func parseAny(s string) (*idInfo, error) {
 		info.forder = []string{"hex", "short"}
 		info.Bytes = spacedHex(o[:])
 	default:
-		want := "want a ULID (26), a UUID (36), 32 hex digits (ULID), 24 hex digits (ObjectId) or an ObjectId short form (16)"
-		if _, msg, isChar := idtext.LengthError(s, ""); isChar {
-			return nil, fmt.Errorf("%q: %s; %s", s, msg, want)
-		}
-		return nil, fmt.Errorf("%q: %s; %s", s, plural(utf8.RuneCountInString(s), "character"), want)
+		return nil, fmt.Errorf("%q: %s; want a ULID (26), a UUID (36), 32 hex digits (ULID), 24 hex digits (ObjectId) "+
+			"or an ObjectId short form (16)", s, plural(utf8.RuneCountInString(s), "character"))
 	}
 	return info, nil
 }

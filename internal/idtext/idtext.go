@@ -41,23 +41,21 @@ func QuoteChar(s string, i int) string {
 	return strconv.QuoteRune(r)
 }
 
-// LengthError describes s, whose length in bytes no text form has. Every
-// form is ASCII, so in text (valid UTF-8) a non-ASCII character is wrong
-// wherever it stands and is what the error names (isChar, at byte pos): a
-// 26-character ID with an 'Ä' has 27 bytes, and "invalid length 27" would
-// mislead. Otherwise (ASCII, or bytes that are not UTF-8 text, such as an
-// ID's raw bytes) the message gives the length in bytes.
-func LengthError(s, want string) (pos int, msg string, isChar bool) {
+// NonASCII describes the first non-ASCII character of s, for messages
+// meant for people (the CLI): "invalid character 'Ä' at position 25 (IDs
+// are ASCII)". ok is false when s is ASCII or not valid UTF-8. The parsers
+// count and quote bytes instead, as the SQL functions do.
+func NonASCII(s string) (msg string, ok bool) {
 	if !utf8.ValidString(s) {
-		return -1, "invalid length " + strconv.Itoa(len(s)) + ", want " + want, false
+		return "", false
 	}
 	for i := range len(s) {
 		if s[i] >= 0x80 {
-			return i, "invalid character " + QuoteChar(s, i) + " at position " + strconv.Itoa(i) +
-				" (IDs are ASCII)", true
+			// Everything before i is ASCII: i is also the character position.
+			return "invalid character " + QuoteChar(s, i) + " at position " + strconv.Itoa(i) + " (IDs are ASCII)", true
 		}
 	}
-	return -1, "invalid length " + strconv.Itoa(len(s)) + ", want " + want, false
+	return "", false
 }
 
 // InvalidChar finds the first byte of s that valid rejects and describes it,
@@ -73,7 +71,7 @@ func InvalidChar(s, want string, valid func(i int, c byte) bool) (pos int, msg s
 	if len(s) == 0 {
 		return 0, "empty input, want a " + want
 	}
-	return pos, "invalid character " + QuoteChar(s, pos) + " at position " + strconv.Itoa(pos) + ", want a " + want
+	return pos, "invalid character " + QuoteByte(s[pos]) + " at position " + strconv.Itoa(pos) + ", want a " + want
 }
 
 // Errors returned by JSONString.

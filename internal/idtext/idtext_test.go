@@ -104,23 +104,21 @@ func TestNullError(t *testing.T) {
 	}
 }
 
-func TestLengthErrorNamesNonASCII(t *testing.T) {
+func TestNonASCII(t *testing.T) {
 	cases := []struct {
 		in, msg string
-		pos     int
-		isChar  bool
+		ok      bool
 	}{
 		// 26 characters, 27 bytes: the character is wrong, not the length.
-		{"01ARZ3NDEKTSV4RRFFQ69G5FA\u00c4", "invalid character 'Ä' at position 25 (IDs are ASCII)", 25, true},
-		{"\u00c4bc", "invalid character 'Ä' at position 0 (IDs are ASCII)", 0, true},
-		{"abc", "invalid length 3, want 26", -1, false},
-		// Not UTF-8 (raw bytes): the length in bytes.
-		{"ab\xc3", "invalid length 3, want 26", -1, false},
+		{"01ARZ3NDEKTSV4RRFFQ69G5FA\u00c4", "invalid character 'Ä' at position 25 (IDs are ASCII)", true},
+		{"\u00c4bc", "invalid character 'Ä' at position 0 (IDs are ASCII)", true},
+		{"abc", "", false},
+		{"ab\xc3", "", false}, // not UTF-8: bytes, not text
 	}
 	for _, c := range cases {
-		pos, msg, isChar := LengthError(c.in, "26")
-		if pos != c.pos || msg != c.msg || isChar != c.isChar {
-			t.Errorf("LengthError(%q) = %d, %q, %v; want %d, %q, %v", c.in, pos, msg, isChar, c.pos, c.msg, c.isChar)
+		msg, ok := NonASCII(c.in)
+		if msg != c.msg || ok != c.ok {
+			t.Errorf("NonASCII(%q) = %q, %v; want %q, %v", c.in, msg, ok, c.msg, c.ok)
 		}
 	}
 	if got := QuoteChar("x\u00e9", 1); got != "'é'" {
