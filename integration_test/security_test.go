@@ -136,9 +136,9 @@ func TestSearchPathHijack(t *testing.T) {
 	if err := migrations.Up(ctx, conn); err != nil {
 		t.Fatalf("Up under search_path evil, pg_catalog: %v", err)
 	}
-	// tern creates the version table with an unqualified "int4": Up runs it
-	// under a search_path of its own, so the column is not the attacker's
-	// evil.int4 (which would also keep the attacker's role from being dropped).
+	// The version table's types are qualified: its column is not the
+	// attacker's evil.int4 (which would also keep the attacker's role from
+	// being dropped).
 	var versionType string
 	if err := conn.QueryRow(ctx, `SELECT atttypid::pg_catalog.regtype::pg_catalog.text FROM pg_catalog.pg_attribute
 		WHERE attrelid OPERATOR(pg_catalog.=) $1::pg_catalog.regclass AND attname OPERATOR(pg_catalog.=) 'version'`,
