@@ -2,6 +2,7 @@ package integration_test
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -11,6 +12,9 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+	_ "github.com/jackc/pgx/v5/stdlib"
+	_ "github.com/lib/pq"
 
 	"github.com/pgid/pgid/migrations"
 )
@@ -312,5 +316,150 @@ func TestFunctionAttributes(t *testing.T) {
 		if strings.Contains(plan, call) {
 			t.Errorf("%s...) not inlined:\n%s", call, plan)
 		}
+	}
+}
+
+// Up refuses a database whose recorded versioned file differs from the
+// released one, and applies nothing.
+func TestMigrationsChecksumMismatch(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	conn := connect(t, newDB(t, true), pgx.QueryExecModeCacheStatement)
+	if _, err := conn.Exec(ctx, `
+		UPDATE pgid.schema_migrations SET checksum = repeat('0', 64) WHERE name = '002_ulid_functions.sql';
+		DELETE FROM pgid.schema_migrations WHERE name = '006_partition_safety.sql'`); err != nil {
+		t.Fatal(err)
+	}
+	err := migrations.Up(ctx, conn)
+	if !errors.Is(err, migrations.ErrChecksum) || !strings.Contains(err.Error(), "002_ulid_functions.sql") ||
+		!strings.Contains(err.Error(), strings.Repeat("0", 64)) {
+		t.Fatalf("Up with a changed 002: %v, want ErrChecksum naming the file and the recorded checksum", err)
+	}
+	if v := schemaVersion(t, conn); v != 5 {
+		t.Errorf("Up applied something after ErrChecksum: version %d, want 5", v)
+	}
+	if err := migrations.Down(ctx, conn); !errors.Is(err, migrations.ErrChecksum) {
+		t.Errorf("Down with a changed 002: %v, want ErrChecksum", err)
+	}
+}
+
+// Up replaces function definitions it knows to be older (or unrecorded),
+// never those a newer pgid recorded, and keeps a REVOKE on a function it
+// replaces; Down refuses versioned files it does not know.
+func TestMigrationsFunctionsStep(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	conn := connect(t, newDB(t, true), pgx.QueryExecModeCacheStatement)
+	comment := func() string {
+		var c string
+		if err := conn.QueryRow(ctx, "SELECT obj_description('pgid.ulid_to_text(uuid)'::regprocedure, 'pg_proc')").Scan(&c); err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	released := comment()
+	if _, err := conn.Exec(ctx, `
+		COMMENT ON FUNCTION pgid.ulid_to_text(uuid) IS 'a newer pgid''s';
+		REVOKE EXECUTE ON FUNCTION pgid.ulid_to_text(uuid) FROM PUBLIC;
+		UPDATE pgid.schema_migrations SET checksum = repeat('f', 64) WHERE name = 'functions/';
+		INSERT INTO pgid.schema_migrations (name, version, checksum) VALUES ('999_future.sql', 999, repeat('e', 64))`); err != nil {
+		t.Fatal(err)
+	}
+	if err := migrations.Up(ctx, conn); err != nil {
+		t.Fatalf("Up on a database a newer pgid migrated: %v", err)
+	}
+	if c := comment(); c != "a newer pgid's" {
+		t.Errorf("Up replaced a newer pgid's definitions: comment %q", c)
+	}
+	st, err := migrations.ReadStatus(ctx, conn)
+	if err != nil || st.Version != 999 || st.FunctionsCurrent || st.Functions != strings.Repeat("f", 64) ||
+		len(st.Unknown) != 1 || st.Unknown[0] != "999_future.sql" {
+		t.Errorf("status: %+v, %v", st, err)
+	}
+	if err := migrations.Down(ctx, conn); !errors.Is(err, migrations.ErrUnknownVersion) || !strings.Contains(err.Error(), "999_future.sql") {
+		t.Errorf("Down with an unknown version: %v, want ErrUnknownVersion naming it", err)
+	}
+
+	// Unrecorded definitions (NULL) are replaced; the REVOKE stays.
+	if _, err := conn.Exec(ctx, `
+		DELETE FROM pgid.schema_migrations WHERE name = '999_future.sql';
+		UPDATE pgid.schema_migrations SET checksum = NULL WHERE name = 'functions/'`); err != nil {
+		t.Fatal(err)
+	}
+	if err := migrations.Up(ctx, conn); err != nil {
+		t.Fatal(err)
+	}
+	if c := comment(); c != released {
+		t.Errorf("comment after Up replaced the definitions: %q, want %q", c, released)
+	}
+	var public, other bool
+	if err := conn.QueryRow(ctx, `SELECT has_function_privilege('public', 'pgid.ulid_to_text(uuid)', 'EXECUTE'),
+		has_function_privilege('public', 'pgid.ulid_from_text(text)', 'EXECUTE')`).Scan(&public, &other); err != nil {
+		t.Fatal(err)
+	}
+	if public || !other {
+		t.Errorf("EXECUTE for PUBLIC after Up: revoked function %v (want false), other %v (want true)", public, other)
+	}
+	if st, err := migrations.ReadStatus(ctx, conn); err != nil || !st.FunctionsCurrent || st.Version != migrations.Latest() {
+		t.Errorf("status after Up: %+v, %v", st, err)
+	}
+}
+
+// Version, Up and Down take a pgx pool, a *sql.DB and a *sql.Conn of pgx's
+// database/sql driver; another driver, or a connection inside a
+// transaction, gets ErrConn.
+func TestMigrationsDBKinds(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dsn := newDB(t, false)
+	pool, err := pgxpool.New(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	if err := migrations.Up(ctx, pool); err != nil {
+		t.Fatalf("Up on a pool: %v", err)
+	}
+	db, err := sql.Open("pgx", dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if v, err := migrations.Version(ctx, db); err != nil || v != migrations.Latest() {
+		t.Fatalf("Version on a *sql.DB: %d, %v", v, err)
+	}
+	if err := migrations.Down(ctx, db); err != nil {
+		t.Fatalf("Down on a *sql.DB: %v", err)
+	}
+	sc, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sc.Close()
+	if err := migrations.Up(ctx, sc); err != nil {
+		t.Fatalf("Up on a *sql.Conn: %v", err)
+	}
+	if v, err := migrations.Version(ctx, pool); err != nil || v != migrations.Latest() {
+		t.Fatalf("Version on a pool: %d, %v", v, err)
+	}
+
+	pq, err := sql.Open("postgres", dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pq.Close()
+	if err := migrations.Up(ctx, pq); !errors.Is(err, migrations.ErrConn) || !strings.Contains(err.Error(), "pgx/v5/stdlib") {
+		t.Errorf("Up through lib/pq: %v, want ErrConn naming pgx's driver", err)
+	}
+	var nilPool *pgxpool.Pool
+	if err := migrations.Up(ctx, nilPool); !errors.Is(err, migrations.ErrConn) {
+		t.Errorf("Up on a nil pool: %v, want ErrConn", err)
+	}
+	conn := connect(t, dsn, pgx.QueryExecModeCacheStatement)
+	if _, err := conn.Exec(ctx, "BEGIN"); err != nil {
+		t.Fatal(err)
+	}
+	if err := migrations.Down(ctx, conn); !errors.Is(err, migrations.ErrConn) || !strings.Contains(err.Error(), "transaction") {
+		t.Errorf("Down inside a transaction: %v, want ErrConn", err)
 	}
 }

@@ -42,7 +42,10 @@
 // versions tern applied (checksum NULL: tern-era files were edited after
 // they were applied, so which edition ran is unknown) without running them
 // again, then applies the function definitions, which brings every function
-// to today's definition. The tern table stays as it is; an older pgid then
+// to today's definition. One privilege is repaired on the way: editions of
+// 001 before main's cd54335 granted nothing, so on a database without
+// pgid._parse_error adoption grants USAGE on schema pgid and its domains to
+// PUBLIC, as today's 001 does. The tern table stays as it is; an older pgid then
 // finds its version and does nothing. Adoption takes tern's advisory lock as
 // well as [LockKey], so it never runs while a tern migrator does.
 //

@@ -387,6 +387,33 @@ func Up[D DB](ctx context.Context, db D, opts ...Option) error {
 	})
 }
 
+// pgidFunctions lists the OIDs of the functions in schema pgid.
+const pgidFunctions = `SELECT p.oid FROM pg_catalog.pg_proc p
+  WHERE p.pronamespace OPERATOR(pg_catalog.=) pg_catalog.to_regnamespace('pgid')`
+
+// grantNew gives EXECUTE to PUBLIC on the functions of schema pgid not in
+// before: those the functions step created. Functions it replaced keep their
+// privileges, so a REVOKE ... FROM PUBLIC stays.
+func grantNew(ctx context.Context, tx pgx.Tx, before []uint32) error {
+	rows, err := tx.Query(ctx, `SELECT p.oid::pg_catalog.regprocedure::pg_catalog.text FROM pg_catalog.pg_proc p
+		WHERE p.pronamespace OPERATOR(pg_catalog.=) pg_catalog.to_regnamespace('pgid')
+		  AND p.oid OPERATOR(pg_catalog.<>) ALL ($1::pg_catalog.oid[])`, before)
+	if err != nil {
+		return err
+	}
+	fns, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return err
+	}
+	for _, f := range fns {
+		// f is regprocedure's output: qualified and quoted where needed.
+		if _, err := tx.Exec(ctx, "GRANT EXECUTE ON FUNCTION "+f+" TO PUBLIC"); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // createTable makes VersionTable (schema pgid exists) readable by all.
 const createTable = `
 CREATE TABLE IF NOT EXISTS ` + VersionTable + ` (
@@ -404,8 +431,23 @@ GRANT SELECT ON ` + VersionTable + ` TO PUBLIC`
 // creating VersionTable first if create.
 func apply(ctx context.Context, c *pgx.Conn, st step, sql string, create bool) error {
 	return inTx(ctx, c, st.name, func(tx pgx.Tx) error {
+		var before []uint32
+		if st.version == 0 {
+			rows, err := tx.Query(ctx, pgidFunctions)
+			if err != nil {
+				return err
+			}
+			if before, err = pgx.CollectRows(rows, pgx.RowTo[uint32]); err != nil {
+				return err
+			}
+		}
 		if _, err := tx.Exec(ctx, sql); err != nil {
 			return err
+		}
+		if st.version == 0 {
+			if err := grantNew(ctx, tx, before); err != nil {
+				return err
+			}
 		}
 		if create {
 			if _, err := tx.Exec(ctx, createTable); err != nil {
@@ -439,6 +481,21 @@ func inTx(ctx context.Context, c *pgx.Conn, name string, f func(pgx.Tx) error) e
 	return nil
 }
 
+// adoptGrants gives a tern-era database the privileges today's
+// 001_schema_and_domains.sql grants, if its 001 was an edition from before
+// they were granted: editions without pgid._parse_error (until main's
+// cd54335) granted nothing, so only the owner could use schema pgid.
+const adoptGrants = `
+SET LOCAL search_path = pg_catalog, pg_temp;
+DO $$
+BEGIN
+  IF pg_catalog.to_regprocedure('pgid._parse_error(text, text)') IS NULL THEN
+    GRANT USAGE ON SCHEMA pgid TO PUBLIC;
+    GRANT USAGE ON DOMAIN pgid.ulid, pgid.objectid TO PUBLIC;
+  END IF;
+END
+$$`
+
 // adopt records the versions a tern-era database applied, holding tern's
 // lock too so that no tern migrator runs meanwhile.
 func adopt(ctx context.Context, c *pgx.Conn, versioned []step, s *state, wait time.Duration) error {
@@ -455,6 +512,9 @@ func adopt(ctx context.Context, c *pgx.Conn, versioned []step, s *state, wait ti
 		return nil
 	}
 	err = inTx(ctx, c, "adopt "+TernVersionTable, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, adoptGrants); err != nil {
+			return err
+		}
 		if _, err := tx.Exec(ctx, createTable); err != nil {
 			return err
 		}

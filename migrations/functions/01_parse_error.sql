@@ -111,7 +111,6 @@ $$;
 COMMENT ON FUNCTION pgid._parse_error(text, text) IS
   'Internal: raises SQLSTATE 22P02 explaining why the text parsers rejected s (kind ulid, hex or short), with Go''s quoting.';
 
-GRANT EXECUTE ON FUNCTION pgid._parse_error(text, text) TO PUBLIC;
 
 ---- create above / drop below ----
 

@@ -202,9 +202,6 @@ RETURN (lpad(to_hex(floor(extract(epoch FROM timezone('UTC', clock_timestamp()))
 COMMENT ON FUNCTION pgid.gen_ulid() IS
   'New ULID: clock_timestamp() in ms and 80 random bits. Not monotonic within a millisecond, within or across backends; generate keys with Go ulidtype.New() where order matters and use this for DEFAULT clauses and ad-hoc SQL.';
 
-GRANT EXECUTE ON FUNCTION pgid.ulid_time(uuid), pgid._crockford_pairs(), pgid.ulid_to_text(uuid),
-  pgid.ulid_from_text(text), pgid.ulid_min_at(timestamptz),
-  pgid.ulid_max_at(timestamptz), pgid.gen_ulid() TO PUBLIC;
 
 ---- create above / drop below ----
 

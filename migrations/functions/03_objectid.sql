@@ -161,10 +161,6 @@ RETURN decode(lpad(to_hex(floor(extract(epoch FROM timezone('UTC', clock_timesta
 COMMENT ON FUNCTION pgid.gen_objectid() IS
   'New ObjectId: clock_timestamp() in seconds and 8 random bytes. Not monotonic within a second, within or across backends; generate keys with Go objectidtype.New() where order matters and use this for DEFAULT clauses and ad-hoc SQL.';
 
-GRANT EXECUTE ON FUNCTION pgid.objectid_time(bytea), pgid.objectid_to_hex(bytea),
-  pgid.objectid_from_hex(text), pgid.objectid_to_short(bytea),
-  pgid.objectid_from_short(text),
-  pgid.objectid_min_at(timestamptz), pgid.objectid_max_at(timestamptz), pgid.gen_objectid() TO PUBLIC;
 
 ---- create above / drop below ----
 

@@ -45,7 +45,6 @@ RETURN (get_byte(uuid_send(id), 6) >> 4) * 4 + (get_byte(uuid_send(id), 8) >> 6)
 COMMENT ON FUNCTION pgid.ulid_is_v7(uuid) IS
   'Whether the ID is also a UUIDv7: version 7 and variant 10 (RFC 9562). True for every ULID of Go ulidtype.LayoutV7, pgid.gen_ulid_v7() and uuidv7(). Agrees with Go ulidtype.ULID.IsV7().';
 
-GRANT EXECUTE ON FUNCTION pgid.gen_ulid_v7(), pgid.ulid_is_v7(uuid) TO PUBLIC;
 
 ---- create above / drop below ----
 

@@ -563,9 +563,6 @@ $$;
 COMMENT ON FUNCTION pgid.ensure_partitions(regclass, interval, integer, interval, text, timestamptz) IS
   'Create the partitions of parent (BY RANGE on a pgid ID) of width every for the period holding at and ahead more; then retire (drop, detach or none) those older than at - retain with pgid.retire_partition, reporting those it keeps (action kept, WARNING PGI07) and rows in the DEFAULT partition (action default, WARNING PGI08). Serialised per parent by an advisory lock.';
 
-GRANT EXECUTE ON FUNCTION pgid.partition_span(text, interval), pgid.default_partition_rows(regclass),
-  pgid.partition_ddl_lock(regclass, regclass),
-  pgid.retire_partition(regclass, text, interval, text, timestamptz, boolean) TO PUBLIC;
 
 ---- create above / drop below ----
 
