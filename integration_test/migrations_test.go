@@ -28,10 +28,11 @@ func sqlState(err error) string {
 	return ""
 }
 
-// pgidFunctions is the number of functions in schema pgid outside 004: 6
-// ULID and 8 ObjectId functions, the internal pgid._parse_error and
-// pgid._crockford_pairs, and 005's pgid.gen_ulid_v7 and pgid.ulid_is_v7.
-const pgidFunctions = 18
+// pgidFunctions is the number of functions in schema pgid outside the
+// partition ones: 6 ULID and 8 ObjectId functions, the internal
+// pgid._parse_error, pgid._crockford_pairs and pgid._short_alphabet, and
+// pgid.gen_ulid_v7 and pgid.ulid_is_v7.
+const pgidFunctions = 19
 
 // schemaLatest is the version Up brings a database to: the number of
 // migration files.

@@ -295,6 +295,16 @@ func checkAllFunctions(t *testing.T, conn *pgx.Conn, path string, covered map[st
 	}
 	call("_crockford_pairs")
 
+	// The alphabet objectid_to_short reads.
+	var alphabet []byte
+	if err := conn.QueryRow(ctx, "SELECT pgid._short_alphabet()").Scan(&alphabet); err != nil {
+		t.Error(err)
+	}
+	if string(alphabet) != objectidtype.ShortAlphabet {
+		t.Errorf("search_path %s: pgid._short_alphabet() %q, want %q", path, alphabet, objectidtype.ShortAlphabet)
+	}
+	call("_short_alphabet")
+
 	// The error path: pgid._parse_error, through each parser.
 	for _, c := range []struct{ fn, in, want string }{
 		{"ulid_from_text", "01ARZ3NDEKTSV4RRFFQ69G5FAU", `invalid ULID "01ARZ3NDEKTSV4RRFFQ69G5FAU": invalid character 'U' at position 25`},

@@ -83,7 +83,8 @@
 // pgid.objectid_to_short, pgid.objectid_from_short, pgid.objectid_min_at,
 // pgid.objectid_max_at, pgid.gen_objectid. Partitions: see package
 // github.com/pgid/pgid/partition. Names starting with an underscore
-// (pgid._parse_error, pgid._crockford_pairs) are internal helpers of these,
+// (pgid._parse_error, pgid._crockford_pairs, pgid._short_alphabet) are
+// internal helpers of these,
 // not API.
 //
 // # Search path
@@ -120,3 +121,5 @@
 // PostgreSQL 18, uuidv7() makes ULIDs of the UUIDv7 layout too, monotonic
 // within a backend; it does not exist before 18.
 package migrations
+
+//go:generate go run ./internal/gensql

@@ -4,6 +4,7 @@ import (
 	"io/fs"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/pgid/pgid/migrations"
 )
@@ -159,4 +160,20 @@ func allFiles(t *testing.T) []string {
 		t.Fatalf("%d versioned files, %d function files", len(v), len(f))
 	}
 	return append(v, f...)
+}
+
+// Every SQL line fits in 120 characters, so that a person can review it;
+// go generate ./migrations keeps the generated parts so.
+func TestLineLength(t *testing.T) {
+	for _, name := range allFiles(t) {
+		b, err := fs.ReadFile(migrations.FS, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, line := range strings.Split(string(b), "\n") {
+			if n := utf8.RuneCountInString(line); n > 120 {
+				t.Errorf("%s:%d: %d characters, want at most 120", name, i+1, n)
+			}
+		}
+	}
 }

@@ -35,6 +35,7 @@ DECLARE
   ch text;
 BEGIN
   CASE kind
+  -- BEGIN GENERATED parse_error_alphabets (go generate ./migrations)
   WHEN 'ulid' THEN
     what := 'ULID'; want_len := 26; want_len_text := '26 characters';
     chars := '0123456789ABCDEFGHJKMNPQRSTVWXYZabcdefghjkmnpqrstvwxyz';
@@ -47,6 +48,7 @@ BEGIN
     what := 'ObjectId short form'; want_len := 16; want_len_text := '16 characters';
     chars := '0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-_';
     want_char := 'one of 0-9 a-z A-Z - _';
+  -- END GENERATED parse_error_alphabets
   END CASE;
 
   -- The input as Go's strconv.Quote writes its first 64 bytes.
@@ -101,7 +103,8 @@ BEGIN
     END IF;
   END LOOP;
   IF kind = 'ulid' THEN
-    RAISE EXCEPTION 'invalid ULID %: first character ''%'' is above ''7'', so the value overflows 128 bits', q, chr(get_byte(b, 0))
+    RAISE EXCEPTION 'invalid ULID %: first character ''%'' is above ''7'', so the value overflows 128 bits',
+      q, chr(get_byte(b, 0))
       USING ERRCODE = 'invalid_text_representation';
   END IF;
   RAISE EXCEPTION 'pgid._parse_error: % is a valid %', q, what;
@@ -109,7 +112,8 @@ END
 $$;
 
 COMMENT ON FUNCTION pgid._parse_error(text, text) IS
-  'Internal: raises SQLSTATE 22P02 explaining why the text parsers rejected s (kind ulid, hex or short), with Go''s quoting.';
+  'Internal: raises SQLSTATE 22P02 explaining why the text parsers rejected s (kind ulid, hex or short), with Go''s '
+  'quoting.';
 
 
 ---- create above / drop below ----

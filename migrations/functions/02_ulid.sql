@@ -36,7 +36,9 @@ COMMENT ON FUNCTION pgid.ulid_time(uuid) IS
 -- without arguments: the planner folds it into a constant.
 CREATE OR REPLACE FUNCTION pgid._crockford_pairs() RETURNS bytea
 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-RETURN ('000102030405060708090A0B0C0D0E0F0G0H0J0K0M0N0P0Q0R0S0T0V0W0X0Y0Z'
+-- BEGIN GENERATED crockford_pairs (go generate ./migrations)
+RETURN (
+  '000102030405060708090A0B0C0D0E0F0G0H0J0K0M0N0P0Q0R0S0T0V0W0X0Y0Z'
   '101112131415161718191A1B1C1D1E1F1G1H1J1K1M1N1P1Q1R1S1T1V1W1X1Y1Z'
   '202122232425262728292A2B2C2D2E2F2G2H2J2K2M2N2P2Q2R2S2T2V2W2X2Y2Z'
   '303132333435363738393A3B3C3D3E3F3G3H3J3K3M3N3P3Q3R3S3T3V3W3X3Y3Z'
@@ -68,6 +70,7 @@ RETURN ('000102030405060708090A0B0C0D0E0F0G0H0J0K0M0N0P0Q0R0S0T0V0W0X0Y0Z'
   'X0X1X2X3X4X5X6X7X8X9XAXBXCXDXEXFXGXHXJXKXMXNXPXQXRXSXTXVXWXXXYXZ'
   'Y0Y1Y2Y3Y4Y5Y6Y7Y8Y9YAYBYCYDYEYFYGYHYJYKYMYNYPYQYRYSYTYVYWYXYYYZ'
   'Z0Z1Z2Z3Z4Z5Z6Z7Z8Z9ZAZBZCZDZEZFZGZHZJZKZMZNZPZQZRZSZTZVZWZXZYZZ')::bytea;
+-- END GENERATED crockford_pairs
 
 COMMENT ON FUNCTION pgid._crockford_pairs() IS
   'Internal: the 1024 two-character Crockford base32 strings, in order, for pgid.ulid_to_text.';
@@ -78,24 +81,40 @@ COMMENT ON FUNCTION pgid._crockford_pairs() IS
 -- each looked up in pgid._crockford_pairs().
 CREATE OR REPLACE FUNCTION pgid.ulid_to_text(id uuid) RETURNS text
 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+-- BEGIN GENERATED ulid_to_text (go generate ./migrations)
 RETURN encode(
-    substr(pgid._crockford_pairs(), 2 * (get_byte(uuid_send(id), 0) & 1023) + 1, 2)
-    || substr(pgid._crockford_pairs(), 2 * (((get_byte(uuid_send(id), 1) << 8 | get_byte(uuid_send(id), 2)) >> 6) & 1023) + 1, 2)
-    || substr(pgid._crockford_pairs(), 2 * (((get_byte(uuid_send(id), 2) << 8 | get_byte(uuid_send(id), 3)) >> 4) & 1023) + 1, 2)
-    || substr(pgid._crockford_pairs(), 2 * (((get_byte(uuid_send(id), 3) << 8 | get_byte(uuid_send(id), 4)) >> 2) & 1023) + 1, 2)
-    || substr(pgid._crockford_pairs(), 2 * ((get_byte(uuid_send(id), 4) << 8 | get_byte(uuid_send(id), 5)) & 1023) + 1, 2)
-    || substr(pgid._crockford_pairs(), 2 * (((get_byte(uuid_send(id), 6) << 8 | get_byte(uuid_send(id), 7)) >> 6) & 1023) + 1, 2)
-    || substr(pgid._crockford_pairs(), 2 * (((get_byte(uuid_send(id), 7) << 8 | get_byte(uuid_send(id), 8)) >> 4) & 1023) + 1, 2)
-    || substr(pgid._crockford_pairs(), 2 * (((get_byte(uuid_send(id), 8) << 8 | get_byte(uuid_send(id), 9)) >> 2) & 1023) + 1, 2)
-    || substr(pgid._crockford_pairs(), 2 * ((get_byte(uuid_send(id), 9) << 8 | get_byte(uuid_send(id), 10)) & 1023) + 1, 2)
-    || substr(pgid._crockford_pairs(), 2 * (((get_byte(uuid_send(id), 11) << 8 | get_byte(uuid_send(id), 12)) >> 6) & 1023) + 1, 2)
-    || substr(pgid._crockford_pairs(), 2 * (((get_byte(uuid_send(id), 12) << 8 | get_byte(uuid_send(id), 13)) >> 4) & 1023) + 1, 2)
-    || substr(pgid._crockford_pairs(), 2 * (((get_byte(uuid_send(id), 13) << 8 | get_byte(uuid_send(id), 14)) >> 2) & 1023) + 1, 2)
-    || substr(pgid._crockford_pairs(), 2 * ((get_byte(uuid_send(id), 14) << 8 | get_byte(uuid_send(id), 15)) & 1023) + 1, 2),
+    substr(pgid._crockford_pairs(),
+           2 * (get_byte(uuid_send(id), 0) & 1023) + 1, 2)
+    || substr(pgid._crockford_pairs(),
+           2 * (((get_byte(uuid_send(id), 1) << 8 | get_byte(uuid_send(id), 2)) >> 6) & 1023) + 1, 2)
+    || substr(pgid._crockford_pairs(),
+           2 * (((get_byte(uuid_send(id), 2) << 8 | get_byte(uuid_send(id), 3)) >> 4) & 1023) + 1, 2)
+    || substr(pgid._crockford_pairs(),
+           2 * (((get_byte(uuid_send(id), 3) << 8 | get_byte(uuid_send(id), 4)) >> 2) & 1023) + 1, 2)
+    || substr(pgid._crockford_pairs(),
+           2 * ((get_byte(uuid_send(id), 4) << 8 | get_byte(uuid_send(id), 5)) & 1023) + 1, 2)
+    || substr(pgid._crockford_pairs(),
+           2 * (((get_byte(uuid_send(id), 6) << 8 | get_byte(uuid_send(id), 7)) >> 6) & 1023) + 1, 2)
+    || substr(pgid._crockford_pairs(),
+           2 * (((get_byte(uuid_send(id), 7) << 8 | get_byte(uuid_send(id), 8)) >> 4) & 1023) + 1, 2)
+    || substr(pgid._crockford_pairs(),
+           2 * (((get_byte(uuid_send(id), 8) << 8 | get_byte(uuid_send(id), 9)) >> 2) & 1023) + 1, 2)
+    || substr(pgid._crockford_pairs(),
+           2 * ((get_byte(uuid_send(id), 9) << 8 | get_byte(uuid_send(id), 10)) & 1023) + 1, 2)
+    || substr(pgid._crockford_pairs(),
+           2 * (((get_byte(uuid_send(id), 11) << 8 | get_byte(uuid_send(id), 12)) >> 6) & 1023) + 1, 2)
+    || substr(pgid._crockford_pairs(),
+           2 * (((get_byte(uuid_send(id), 12) << 8 | get_byte(uuid_send(id), 13)) >> 4) & 1023) + 1, 2)
+    || substr(pgid._crockford_pairs(),
+           2 * (((get_byte(uuid_send(id), 13) << 8 | get_byte(uuid_send(id), 14)) >> 2) & 1023) + 1, 2)
+    || substr(pgid._crockford_pairs(),
+           2 * ((get_byte(uuid_send(id), 14) << 8 | get_byte(uuid_send(id), 15)) & 1023) + 1, 2),
     'escape');
+-- END GENERATED ulid_to_text
 
 COMMENT ON FUNCTION pgid.ulid_to_text(uuid) IS
-  'Canonical ULID text: 26 characters of Crockford base32 (0123456789ABCDEFGHJKMNPQRSTVWXYZ), upper case. Agrees with Go ulidtype.ULID.String().';
+  'Canonical ULID text: 26 characters of Crockford base32 (0123456789ABCDEFGHJKMNPQRSTVWXYZ), upper case. Agrees '
+  'with Go ulidtype.ULID.String().';
 
 -- pgid.ulid_from_text: parse the 26-character form, case-insensitively.
 -- Rejects any other length, any character outside the Crockford alphabet
@@ -114,6 +133,7 @@ CREATE OR REPLACE FUNCTION pgid.ulid_from_text(s text) RETURNS uuid
 LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE AS $$
 DECLARE
   b constant pg_catalog.bytea := pg_catalog.convert_to(s, 'UTF8');
+  -- BEGIN GENERATED crockford_values (go generate ./migrations)
   t constant pg_catalog.bytea := E'\\x2020202020202020202020202020202020202020202020202020202020202020'
     '2020202020202020202020202020202000010203040506070809202020202020'
     '200a0b0c0d0e0f101120121320141520161718191a201b1c1d1e1f2020202020'
@@ -122,36 +142,93 @@ DECLARE
     '2020202020202020202020202020202020202020202020202020202020202020'
     '2020202020202020202020202020202020202020202020202020202020202020'
     '2020202020202020202020202020202020202020202020202020202020202020';
+  -- END GENERATED crockford_values
 BEGIN
   IF pg_catalog.octet_length(b) OPERATOR(pg_catalog.=) 26 THEN
-    IF ((pg_catalog.get_byte(t, pg_catalog.get_byte(b, 0)) OPERATOR(pg_catalog.<<) 2) OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 1)) OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 2)) OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 3)) OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 4)) OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 5)) OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 6)) OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 7)) OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 8)) OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 9)) OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 10)) OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 11)) OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 12)) OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 13)) OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 14)) OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 15)) OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 16)) OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 17)) OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 18)) OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 19)) OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 20)) OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 21)) OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 22)) OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 23)) OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 24)) OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 25))) OPERATOR(pg_catalog.<) 32 THEN
-      RETURN pg_catalog.encode(pg_catalog.int8send((pg_catalog.get_byte(t, pg_catalog.get_byte(b, 0))::pg_catalog.int8 OPERATOR(pg_catalog.<<) 61)
-      OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 1))::pg_catalog.int8 OPERATOR(pg_catalog.<<) 56)
-      OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 2))::pg_catalog.int8 OPERATOR(pg_catalog.<<) 51)
-      OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 3))::pg_catalog.int8 OPERATOR(pg_catalog.<<) 46)
-      OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 4))::pg_catalog.int8 OPERATOR(pg_catalog.<<) 41)
-      OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 5))::pg_catalog.int8 OPERATOR(pg_catalog.<<) 36)
-      OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 6))::pg_catalog.int8 OPERATOR(pg_catalog.<<) 31)
-      OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 7))::pg_catalog.int8 OPERATOR(pg_catalog.<<) 26)
-      OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 8))::pg_catalog.int8 OPERATOR(pg_catalog.<<) 21)
-      OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 9))::pg_catalog.int8 OPERATOR(pg_catalog.<<) 16)
-      OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 10))::pg_catalog.int8 OPERATOR(pg_catalog.<<) 11)
-      OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 11))::pg_catalog.int8 OPERATOR(pg_catalog.<<) 6)
-      OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 12))::pg_catalog.int8 OPERATOR(pg_catalog.<<) 1)
-      OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 13))::pg_catalog.int8 OPERATOR(pg_catalog.>>) 4))
-        OPERATOR(pg_catalog.||) pg_catalog.int8send(((pg_catalog.get_byte(t, pg_catalog.get_byte(b, 13))::pg_catalog.int8 OPERATOR(pg_catalog.&) 15) OPERATOR(pg_catalog.<<) 60)
-      OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 14))::pg_catalog.int8 OPERATOR(pg_catalog.<<) 55)
-      OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 15))::pg_catalog.int8 OPERATOR(pg_catalog.<<) 50)
-      OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 16))::pg_catalog.int8 OPERATOR(pg_catalog.<<) 45)
-      OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 17))::pg_catalog.int8 OPERATOR(pg_catalog.<<) 40)
-      OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 18))::pg_catalog.int8 OPERATOR(pg_catalog.<<) 35)
-      OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 19))::pg_catalog.int8 OPERATOR(pg_catalog.<<) 30)
-      OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 20))::pg_catalog.int8 OPERATOR(pg_catalog.<<) 25)
-      OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 21))::pg_catalog.int8 OPERATOR(pg_catalog.<<) 20)
-      OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 22))::pg_catalog.int8 OPERATOR(pg_catalog.<<) 15)
-      OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 23))::pg_catalog.int8 OPERATOR(pg_catalog.<<) 10)
-      OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 24))::pg_catalog.int8 OPERATOR(pg_catalog.<<) 5)
-      OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 25))::pg_catalog.int8), 'hex')::pg_catalog.uuid;
+    -- BEGIN GENERATED ulid_from_text (go generate ./migrations)
+    IF ((pg_catalog.get_byte(t, pg_catalog.get_byte(b, 0)) OPERATOR(pg_catalog.<<) 2)
+        OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 1))
+        OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 2))
+        OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 3))
+        OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 4))
+        OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 5))
+        OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 6))
+        OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 7))
+        OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 8))
+        OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 9))
+        OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 10))
+        OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 11))
+        OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 12))
+        OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 13))
+        OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 14))
+        OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 15))
+        OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 16))
+        OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 17))
+        OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 18))
+        OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 19))
+        OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 20))
+        OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 21))
+        OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 22))
+        OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 23))
+        OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 24))
+        OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 25))) OPERATOR(pg_catalog.<) 32 THEN
+      RETURN pg_catalog.encode(
+        pg_catalog.int8send(
+          (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 0))::pg_catalog.int8 OPERATOR(pg_catalog.<<) 61)
+          OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 1))::pg_catalog.int8
+              OPERATOR(pg_catalog.<<) 56)
+          OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 2))::pg_catalog.int8
+              OPERATOR(pg_catalog.<<) 51)
+          OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 3))::pg_catalog.int8
+              OPERATOR(pg_catalog.<<) 46)
+          OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 4))::pg_catalog.int8
+              OPERATOR(pg_catalog.<<) 41)
+          OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 5))::pg_catalog.int8
+              OPERATOR(pg_catalog.<<) 36)
+          OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 6))::pg_catalog.int8
+              OPERATOR(pg_catalog.<<) 31)
+          OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 7))::pg_catalog.int8
+              OPERATOR(pg_catalog.<<) 26)
+          OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 8))::pg_catalog.int8
+              OPERATOR(pg_catalog.<<) 21)
+          OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 9))::pg_catalog.int8
+              OPERATOR(pg_catalog.<<) 16)
+          OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 10))::pg_catalog.int8
+              OPERATOR(pg_catalog.<<) 11)
+          OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 11))::pg_catalog.int8
+              OPERATOR(pg_catalog.<<) 6)
+          OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 12))::pg_catalog.int8
+              OPERATOR(pg_catalog.<<) 1)
+          OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 13))::pg_catalog.int8
+              OPERATOR(pg_catalog.>>) 4))
+        OPERATOR(pg_catalog.||) pg_catalog.int8send(
+          ((pg_catalog.get_byte(t, pg_catalog.get_byte(b, 13))::pg_catalog.int8 OPERATOR(pg_catalog.&) 15)
+              OPERATOR(pg_catalog.<<) 60)
+          OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 14))::pg_catalog.int8
+              OPERATOR(pg_catalog.<<) 55)
+          OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 15))::pg_catalog.int8
+              OPERATOR(pg_catalog.<<) 50)
+          OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 16))::pg_catalog.int8
+              OPERATOR(pg_catalog.<<) 45)
+          OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 17))::pg_catalog.int8
+              OPERATOR(pg_catalog.<<) 40)
+          OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 18))::pg_catalog.int8
+              OPERATOR(pg_catalog.<<) 35)
+          OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 19))::pg_catalog.int8
+              OPERATOR(pg_catalog.<<) 30)
+          OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 20))::pg_catalog.int8
+              OPERATOR(pg_catalog.<<) 25)
+          OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 21))::pg_catalog.int8
+              OPERATOR(pg_catalog.<<) 20)
+          OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 22))::pg_catalog.int8
+              OPERATOR(pg_catalog.<<) 15)
+          OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 23))::pg_catalog.int8
+              OPERATOR(pg_catalog.<<) 10)
+          OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 24))::pg_catalog.int8
+              OPERATOR(pg_catalog.<<) 5)
+          OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 25))::pg_catalog.int8)
+      , 'hex')::pg_catalog.uuid;
+    -- END GENERATED ulid_from_text
     END IF;
   END IF;
   RETURN pgid._parse_error('ulid', s)::pg_catalog.uuid;
@@ -159,7 +236,9 @@ END
 $$;
 
 COMMENT ON FUNCTION pgid.ulid_from_text(text) IS
-  'Parses the 26-character Crockford base32 ULID, case-insensitively. A length other than 26 bytes, a character outside the alphabet (I, L, O, U included) or a first character above 7 raise SQLSTATE 22P02. Agrees with Go ulidtype.Parse on that form.';
+  'Parses the 26-character Crockford base32 ULID, case-insensitively. A length other than 26 bytes, a character '
+  'outside the alphabet (I, L, O, U included) or a first character above 7 raise SQLSTATE 22P02. Agrees with Go '
+  'ulidtype.Parse on that form.';
 
 -- pgid.ulid_min_at / pgid.ulid_max_at: the smallest / largest ULID of the
 -- millisecond of t (t truncated to the millisecond, clamped to the ULID time
@@ -176,7 +255,8 @@ RETURN (lpad(to_hex(numeric_smaller(numeric_larger(floor(extract(epoch FROM time
         || '00000000000000000000')::uuid;
 
 COMMENT ON FUNCTION pgid.ulid_min_at(timestamptz) IS
-  'Smallest ULID of the millisecond of t: t in Unix ms (truncated, clamped to [0, 2^48-1]) then 80 zero bits. Range [t1, t2): id >= ulid_min_at(t1) AND id < ulid_min_at(t2). Agrees with Go ulidtype.MinAt.';
+  'Smallest ULID of the millisecond of t: t in Unix ms (truncated, clamped to [0, 2^48-1]) then 80 zero bits. Range '
+  '[t1, t2): id >= ulid_min_at(t1) AND id < ulid_min_at(t2). Agrees with Go ulidtype.MinAt.';
 
 CREATE OR REPLACE FUNCTION pgid.ulid_max_at(t timestamptz) RETURNS uuid
 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
@@ -185,7 +265,8 @@ RETURN (lpad(to_hex(numeric_smaller(numeric_larger(floor(extract(epoch FROM time
         || 'ffffffffffffffffffff')::uuid;
 
 COMMENT ON FUNCTION pgid.ulid_max_at(timestamptz) IS
-  'Largest ULID of the millisecond of t: t in Unix ms (truncated, clamped to [0, 2^48-1]) then 80 one bits. Agrees with Go ulidtype.MaxAt.';
+  'Largest ULID of the millisecond of t: t in Unix ms (truncated, clamped to [0, 2^48-1]) then 80 one bits. Agrees '
+  'with Go ulidtype.MaxAt.';
 
 -- pgid.gen_ulid: a new ULID from clock_timestamp() and 80 random bits taken
 -- from two gen_random_uuid() values (built in since PostgreSQL 13), skipping
@@ -200,7 +281,9 @@ RETURN (lpad(to_hex(floor(extract(epoch FROM timezone('UTC', clock_timestamp()))
         || substr(replace(gen_random_uuid()::text, '-', ''), 1, 5))::uuid;
 
 COMMENT ON FUNCTION pgid.gen_ulid() IS
-  'New ULID: clock_timestamp() in ms and 80 random bits. Not monotonic within a millisecond, within or across backends; generate keys with Go ulidtype.New() where order matters and use this for DEFAULT clauses and ad-hoc SQL.';
+  'New ULID: clock_timestamp() in ms and 80 random bits. Not monotonic within a millisecond, within or across '
+  'backends; generate keys with Go ulidtype.New() where order matters and use this for DEFAULT clauses and ad-hoc '
+  'SQL.';
 
 
 ---- create above / drop below ----

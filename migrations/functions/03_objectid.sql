@@ -38,6 +38,7 @@ CREATE OR REPLACE FUNCTION pgid.objectid_from_hex(s text) RETURNS bytea
 LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE AS $$
 DECLARE
   b constant pg_catalog.bytea := pg_catalog.convert_to(s, 'UTF8');
+  -- BEGIN GENERATED hex_values (go generate ./migrations)
   t constant pg_catalog.bytea := E'\\x1010101010101010101010101010101010101010101010101010101010101010'
     '1010101010101010101010101010101000010203040506070809101010101010'
     '100a0b0c0d0e0f10101010101010101010101010101010101010101010101010'
@@ -46,10 +47,36 @@ DECLARE
     '1010101010101010101010101010101010101010101010101010101010101010'
     '1010101010101010101010101010101010101010101010101010101010101010'
     '1010101010101010101010101010101010101010101010101010101010101010';
+  -- END GENERATED hex_values
 BEGIN
   IF pg_catalog.octet_length(b) OPERATOR(pg_catalog.=) 24 THEN
-    IF (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 0)) OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 1)) OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 2)) OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 3)) OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 4)) OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 5)) OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 6)) OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 7)) OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 8)) OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 9)) OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 10)) OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 11)) OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 12)) OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 13)) OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 14)) OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 15)) OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 16)) OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 17)) OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 18)) OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 19)) OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 20)) OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 21)) OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 22)) OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 23))) OPERATOR(pg_catalog.<) 16 THEN
+    -- BEGIN GENERATED objectid_from_hex (go generate ./migrations)
+    IF (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 0))
+        OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 1))
+        OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 2))
+        OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 3))
+        OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 4))
+        OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 5))
+        OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 6))
+        OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 7))
+        OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 8))
+        OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 9))
+        OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 10))
+        OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 11))
+        OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 12))
+        OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 13))
+        OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 14))
+        OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 15))
+        OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 16))
+        OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 17))
+        OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 18))
+        OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 19))
+        OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 20))
+        OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 21))
+        OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 22))
+        OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 23))) OPERATOR(pg_catalog.<) 16 THEN
       RETURN pg_catalog.decode(s, 'hex');
+    -- END GENERATED objectid_from_hex
     END IF;
   END IF;
   RETURN pgid._parse_error('hex', s)::pg_catalog.bytea;
@@ -57,7 +84,20 @@ END
 $$;
 
 COMMENT ON FUNCTION pgid.objectid_from_hex(text) IS
-  'Parses 24 hex digits (either case) into a 12-byte ObjectId; anything else raises SQLSTATE 22P02 naming the length in bytes or the character and its 0-based byte position.';
+  'Parses 24 hex digits (either case) into a 12-byte ObjectId; anything else raises SQLSTATE 22P02 naming the length '
+  'in bytes or the character and its 0-based byte position.';
+
+-- pgid._short_alphabet: the short form's 64 characters, value 0 to 63. An
+-- IMMUTABLE function without arguments: the planner folds it into a
+-- constant.
+CREATE OR REPLACE FUNCTION pgid._short_alphabet() RETURNS bytea
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+-- BEGIN GENERATED short_alphabet (go generate ./migrations)
+RETURN '0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-_'::bytea;
+-- END GENERATED short_alphabet
+
+COMMENT ON FUNCTION pgid._short_alphabet() IS
+  'Internal: the 64 characters of the ObjectId short form, in order, for pgid.objectid_to_short.';
 
 -- pgid.objectid_to_short / pgid.objectid_from_short: the 16-character
 -- URL-safe short form: 96 bits in 6-bit groups, most significant first, over
@@ -69,27 +109,46 @@ COMMENT ON FUNCTION pgid.objectid_from_hex(text) IS
 -- get_byte(<constant>, 11) before a single cast could run (2202E).
 CREATE OR REPLACE FUNCTION pgid.objectid_to_short(id bytea) RETURNS text
 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+-- BEGIN GENERATED objectid_to_short (go generate ./migrations)
 RETURN encode(
-    substr('0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-_'::bytea, ((get_byte(id::pgid.objectid, 0) >> 2) & 63) + 1, 1)
-    || substr('0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-_'::bytea, (((get_byte(id::pgid.objectid, 0) << 8 | get_byte(id::pgid.objectid, 1)) >> 4) & 63) + 1, 1)
-    || substr('0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-_'::bytea, (((get_byte(id::pgid.objectid, 1) << 8 | get_byte(id::pgid.objectid, 2)) >> 6) & 63) + 1, 1)
-    || substr('0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-_'::bytea, (get_byte(id::pgid.objectid, 2) & 63) + 1, 1)
-    || substr('0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-_'::bytea, ((get_byte(id::pgid.objectid, 3) >> 2) & 63) + 1, 1)
-    || substr('0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-_'::bytea, (((get_byte(id::pgid.objectid, 3) << 8 | get_byte(id::pgid.objectid, 4)) >> 4) & 63) + 1, 1)
-    || substr('0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-_'::bytea, (((get_byte(id::pgid.objectid, 4) << 8 | get_byte(id::pgid.objectid, 5)) >> 6) & 63) + 1, 1)
-    || substr('0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-_'::bytea, (get_byte(id::pgid.objectid, 5) & 63) + 1, 1)
-    || substr('0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-_'::bytea, ((get_byte(id::pgid.objectid, 6) >> 2) & 63) + 1, 1)
-    || substr('0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-_'::bytea, (((get_byte(id::pgid.objectid, 6) << 8 | get_byte(id::pgid.objectid, 7)) >> 4) & 63) + 1, 1)
-    || substr('0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-_'::bytea, (((get_byte(id::pgid.objectid, 7) << 8 | get_byte(id::pgid.objectid, 8)) >> 6) & 63) + 1, 1)
-    || substr('0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-_'::bytea, (get_byte(id::pgid.objectid, 8) & 63) + 1, 1)
-    || substr('0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-_'::bytea, ((get_byte(id::pgid.objectid, 9) >> 2) & 63) + 1, 1)
-    || substr('0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-_'::bytea, (((get_byte(id::pgid.objectid, 9) << 8 | get_byte(id::pgid.objectid, 10)) >> 4) & 63) + 1, 1)
-    || substr('0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-_'::bytea, (((get_byte(id::pgid.objectid, 10) << 8 | get_byte(id::pgid.objectid, 11)) >> 6) & 63) + 1, 1)
-    || substr('0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-_'::bytea, (get_byte(id::pgid.objectid, 11) & 63) + 1, 1),
+    substr(pgid._short_alphabet(),
+           ((get_byte(id::pgid.objectid, 0) >> 2) & 63) + 1, 1)
+    || substr(pgid._short_alphabet(),
+           (((get_byte(id::pgid.objectid, 0) << 8 | get_byte(id::pgid.objectid, 1)) >> 4) & 63) + 1, 1)
+    || substr(pgid._short_alphabet(),
+           (((get_byte(id::pgid.objectid, 1) << 8 | get_byte(id::pgid.objectid, 2)) >> 6) & 63) + 1, 1)
+    || substr(pgid._short_alphabet(),
+           (get_byte(id::pgid.objectid, 2) & 63) + 1, 1)
+    || substr(pgid._short_alphabet(),
+           ((get_byte(id::pgid.objectid, 3) >> 2) & 63) + 1, 1)
+    || substr(pgid._short_alphabet(),
+           (((get_byte(id::pgid.objectid, 3) << 8 | get_byte(id::pgid.objectid, 4)) >> 4) & 63) + 1, 1)
+    || substr(pgid._short_alphabet(),
+           (((get_byte(id::pgid.objectid, 4) << 8 | get_byte(id::pgid.objectid, 5)) >> 6) & 63) + 1, 1)
+    || substr(pgid._short_alphabet(),
+           (get_byte(id::pgid.objectid, 5) & 63) + 1, 1)
+    || substr(pgid._short_alphabet(),
+           ((get_byte(id::pgid.objectid, 6) >> 2) & 63) + 1, 1)
+    || substr(pgid._short_alphabet(),
+           (((get_byte(id::pgid.objectid, 6) << 8 | get_byte(id::pgid.objectid, 7)) >> 4) & 63) + 1, 1)
+    || substr(pgid._short_alphabet(),
+           (((get_byte(id::pgid.objectid, 7) << 8 | get_byte(id::pgid.objectid, 8)) >> 6) & 63) + 1, 1)
+    || substr(pgid._short_alphabet(),
+           (get_byte(id::pgid.objectid, 8) & 63) + 1, 1)
+    || substr(pgid._short_alphabet(),
+           ((get_byte(id::pgid.objectid, 9) >> 2) & 63) + 1, 1)
+    || substr(pgid._short_alphabet(),
+           (((get_byte(id::pgid.objectid, 9) << 8 | get_byte(id::pgid.objectid, 10)) >> 4) & 63) + 1, 1)
+    || substr(pgid._short_alphabet(),
+           (((get_byte(id::pgid.objectid, 10) << 8 | get_byte(id::pgid.objectid, 11)) >> 6) & 63) + 1, 1)
+    || substr(pgid._short_alphabet(),
+           (get_byte(id::pgid.objectid, 11) & 63) + 1, 1),
     'escape');
+-- END GENERATED objectid_to_short
 
 COMMENT ON FUNCTION pgid.objectid_to_short(bytea) IS
-  'ObjectId short form: 16 URL-safe characters (alphabet 0-9 a-z A-Z - _, 6 bits each, most significant first); not order-preserving. Agrees with Go objectidtype.ObjectID.Short().';
+  'ObjectId short form: 16 URL-safe characters (alphabet 0-9 a-z A-Z - _, 6 bits each, most significant first); not '
+  'order-preserving. Agrees with Go objectidtype.ObjectID.Short().';
 
 -- plpgsql, schema-qualified throughout, as pgid.ulid_from_text; t holds
 -- the short-form value of each byte (64 outside the alphabet), and the 12
@@ -98,6 +157,7 @@ CREATE OR REPLACE FUNCTION pgid.objectid_from_short(s text) RETURNS bytea
 LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE AS $$
 DECLARE
   b constant pg_catalog.bytea := pg_catalog.convert_to(s, 'UTF8');
+  -- BEGIN GENERATED short_values (go generate ./migrations)
   t constant pg_catalog.bytea := E'\\x4040404040404040404040404040404040404040404040404040404040404040'
     '404040404040404040404040403e404000010203040506070809404040404040'
     '402425262728292a2b2c2d2e2f303132333435363738393a3b3c3d404040403f'
@@ -106,13 +166,47 @@ DECLARE
     '4040404040404040404040404040404040404040404040404040404040404040'
     '4040404040404040404040404040404040404040404040404040404040404040'
     '4040404040404040404040404040404040404040404040404040404040404040';
+  -- END GENERATED short_values
 BEGIN
   IF pg_catalog.octet_length(b) OPERATOR(pg_catalog.=) 16 THEN
-    IF (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 0)) OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 1)) OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 2)) OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 3)) OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 4)) OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 5)) OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 6)) OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 7)) OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 8)) OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 9)) OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 10)) OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 11)) OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 12)) OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 13)) OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 14)) OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 15))) OPERATOR(pg_catalog.<) 64 THEN
-      RETURN pg_catalog.substr(pg_catalog.int4send((pg_catalog.get_byte(t, pg_catalog.get_byte(b, 0)) OPERATOR(pg_catalog.<<) 18) OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 1)) OPERATOR(pg_catalog.<<) 12) OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 2)) OPERATOR(pg_catalog.<<) 6) OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 3))), 2, 3)
-      OPERATOR(pg_catalog.||) pg_catalog.substr(pg_catalog.int4send((pg_catalog.get_byte(t, pg_catalog.get_byte(b, 4)) OPERATOR(pg_catalog.<<) 18) OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 5)) OPERATOR(pg_catalog.<<) 12) OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 6)) OPERATOR(pg_catalog.<<) 6) OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 7))), 2, 3)
-      OPERATOR(pg_catalog.||) pg_catalog.substr(pg_catalog.int4send((pg_catalog.get_byte(t, pg_catalog.get_byte(b, 8)) OPERATOR(pg_catalog.<<) 18) OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 9)) OPERATOR(pg_catalog.<<) 12) OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 10)) OPERATOR(pg_catalog.<<) 6) OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 11))), 2, 3)
-      OPERATOR(pg_catalog.||) pg_catalog.substr(pg_catalog.int4send((pg_catalog.get_byte(t, pg_catalog.get_byte(b, 12)) OPERATOR(pg_catalog.<<) 18) OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 13)) OPERATOR(pg_catalog.<<) 12) OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 14)) OPERATOR(pg_catalog.<<) 6) OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 15))), 2, 3);
+    -- BEGIN GENERATED objectid_from_short (go generate ./migrations)
+    IF (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 0))
+        OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 1))
+        OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 2))
+        OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 3))
+        OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 4))
+        OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 5))
+        OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 6))
+        OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 7))
+        OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 8))
+        OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 9))
+        OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 10))
+        OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 11))
+        OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 12))
+        OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 13))
+        OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 14))
+        OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 15))) OPERATOR(pg_catalog.<) 64 THEN
+      RETURN pg_catalog.substr(pg_catalog.int4send(
+            (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 0)) OPERATOR(pg_catalog.<<) 18)
+            OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 1)) OPERATOR(pg_catalog.<<) 12)
+            OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 2)) OPERATOR(pg_catalog.<<) 6)
+            OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 3))), 2, 3)
+        OPERATOR(pg_catalog.||) pg_catalog.substr(pg_catalog.int4send(
+            (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 4)) OPERATOR(pg_catalog.<<) 18)
+            OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 5)) OPERATOR(pg_catalog.<<) 12)
+            OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 6)) OPERATOR(pg_catalog.<<) 6)
+            OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 7))), 2, 3)
+        OPERATOR(pg_catalog.||) pg_catalog.substr(pg_catalog.int4send(
+            (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 8)) OPERATOR(pg_catalog.<<) 18)
+            OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 9)) OPERATOR(pg_catalog.<<) 12)
+            OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 10)) OPERATOR(pg_catalog.<<) 6)
+            OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 11))), 2, 3)
+        OPERATOR(pg_catalog.||) pg_catalog.substr(pg_catalog.int4send(
+            (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 12)) OPERATOR(pg_catalog.<<) 18)
+            OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 13)) OPERATOR(pg_catalog.<<) 12)
+            OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 14)) OPERATOR(pg_catalog.<<) 6)
+            OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 15))), 2, 3);
+    -- END GENERATED objectid_from_short
     END IF;
   END IF;
   RETURN pgid._parse_error('short', s)::pg_catalog.bytea;
@@ -120,7 +214,8 @@ END
 $$;
 
 COMMENT ON FUNCTION pgid.objectid_from_short(text) IS
-  'Parses the 16-character short form (case-sensitive, alphabet 0-9 a-z A-Z - _) into a 12-byte ObjectId; anything else raises SQLSTATE 22P02 naming the length in bytes or the character and its 0-based byte position.';
+  'Parses the 16-character short form (case-sensitive, alphabet 0-9 a-z A-Z - _) into a 12-byte ObjectId; anything '
+  'else raises SQLSTATE 22P02 naming the length in bytes or the character and its 0-based byte position.';
 
 -- pgid.objectid_min_at / pgid.objectid_max_at: the smallest / largest
 -- ObjectId of the second of t: t's Unix seconds (floored: 10:00:00.9 is in
@@ -136,7 +231,8 @@ RETURN decode(lpad(to_hex(numeric_smaller(numeric_larger(floor(extract(epoch FRO
               || '0000000000000000', 'hex');
 
 COMMENT ON FUNCTION pgid.objectid_min_at(timestamptz) IS
-  'Smallest ObjectId of the second of t: Unix seconds (floored, clamped to [0, 2^32-1]) then 8 zero bytes. Range [t1, t2): id >= objectid_min_at(t1) AND id < objectid_min_at(t2). Agrees with Go objectidtype.MinAt.';
+  'Smallest ObjectId of the second of t: Unix seconds (floored, clamped to [0, 2^32-1]) then 8 zero bytes. Range '
+  '[t1, t2): id >= objectid_min_at(t1) AND id < objectid_min_at(t2). Agrees with Go objectidtype.MinAt.';
 
 CREATE OR REPLACE FUNCTION pgid.objectid_max_at(t timestamptz) RETURNS bytea
 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
@@ -145,7 +241,8 @@ RETURN decode(lpad(to_hex(numeric_smaller(numeric_larger(floor(extract(epoch FRO
               || 'ffffffffffffffff', 'hex');
 
 COMMENT ON FUNCTION pgid.objectid_max_at(timestamptz) IS
-  'Largest ObjectId of the second of t: Unix seconds (floored, clamped to [0, 2^32-1]) then 8 0xff bytes. Agrees with Go objectidtype.MaxAt.';
+  'Largest ObjectId of the second of t: Unix seconds (floored, clamped to [0, 2^32-1]) then 8 0xff bytes. Agrees '
+  'with Go objectidtype.MaxAt.';
 
 -- pgid.gen_objectid: a new ObjectId from clock_timestamp() and 8 random bytes
 -- taken from two gen_random_uuid() values, skipping their version and
@@ -159,7 +256,9 @@ RETURN decode(lpad(to_hex(floor(extract(epoch FROM timezone('UTC', clock_timesta
               || substr(replace(gen_random_uuid()::text, '-', ''), 1, 1), 'hex');
 
 COMMENT ON FUNCTION pgid.gen_objectid() IS
-  'New ObjectId: clock_timestamp() in seconds and 8 random bytes. Not monotonic within a second, within or across backends; generate keys with Go objectidtype.New() where order matters and use this for DEFAULT clauses and ad-hoc SQL.';
+  'New ObjectId: clock_timestamp() in seconds and 8 random bytes. Not monotonic within a second, within or across '
+  'backends; generate keys with Go objectidtype.New() where order matters and use this for DEFAULT clauses and '
+  'ad-hoc SQL.';
 
 
 ---- create above / drop below ----
@@ -171,6 +270,7 @@ DROP FUNCTION IF EXISTS pgid.objectid_max_at(timestamptz);
 DROP FUNCTION IF EXISTS pgid.objectid_min_at(timestamptz);
 DROP FUNCTION IF EXISTS pgid.objectid_from_short(text);
 DROP FUNCTION IF EXISTS pgid.objectid_to_short(bytea);
+DROP FUNCTION IF EXISTS pgid._short_alphabet();
 DROP FUNCTION IF EXISTS pgid.objectid_from_hex(text);
 DROP FUNCTION IF EXISTS pgid.objectid_to_hex(bytea);
 DROP FUNCTION IF EXISTS pgid.objectid_time(bytea);

@@ -114,7 +114,8 @@ END
 $$;
 
 COMMENT ON FUNCTION pgid.partition_range(interval, timestamptz) IS
-  'The partition [lower, upper) of width every holding time t, in UTC: whole months aligned to 1970-01, whole weeks to Mondays, other fixed widths to the Unix epoch.';
+  'The partition [lower, upper) of width every holding time t, in UTC: whole months aligned to 1970-01, whole weeks '
+  'to Mondays, other fixed widths to the Unix epoch.';
 
 -- pgid.partition_name: the name of the partition of parent (a table name,
 -- unqualified) starting at lower: parent_pYYYYMM (months), parent_pIYYYwIW
@@ -156,7 +157,8 @@ END
 $$;
 
 COMMENT ON FUNCTION pgid.partition_name(text, interval, timestamptz) IS
-  'Name of the partition of parent starting at lower: parent_pYYYYMM, parent_pIYYYwIW, parent_pYYYYMMDD or parent_pYYYYMMDDtHHMI[SS]; over 63 bytes the parent name is cut and md5(parent)''s first 8 hex digits added.';
+  'Name of the partition of parent starting at lower: parent_pYYYYMM, parent_pIYYYwIW, parent_pYYYYMMDD or '
+  'parent_pYYYYMMDDtHHMI[SS]; over 63 bytes the parent name is cut and md5(parent)''s first 8 hex digits added.';
 
 -- pgid.partition_lock_key: the second key of the advisory lock
 -- pg_advisory_xact_lock(1885825380, key) that serialises
@@ -166,7 +168,8 @@ LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 RETURN ('x' || pg_catalog.lpad(pg_catalog.to_hex(parent::oid::bigint), 8, '0'))::bit(32)::integer;
 
 COMMENT ON FUNCTION pgid.partition_lock_key(regclass) IS
-  'Second key of the advisory lock (1885825380 = ''pgid'', key) that serialises pgid.ensure_partitions per parent: the parent''s OID as int4.';
+  'Second key of the advisory lock (1885825380 = ''pgid'', key) that serialises pgid.ensure_partitions per parent: '
+  'the parent''s OID as int4.';
 
 -- pgid.partition_key_kind: 'ulid' (key column uuid or a domain over it) or
 -- 'objectid' (bytea), after checking that parent is partitioned BY RANGE on
@@ -224,7 +227,8 @@ END
 $$;
 
 COMMENT ON FUNCTION pgid.partition_key_kind(regclass) IS
-  'ulid or objectid: the kind of ID parent is partitioned BY RANGE on; SQLSTATE PGI01 (not partitioned), PGI02 (not RANGE on one column), PGI03 (not uuid/bytea).';
+  'ulid or objectid: the kind of ID parent is partitioned BY RANGE on; SQLSTATE PGI01 (not partitioned), PGI02 (not '
+  'RANGE on one column), PGI03 (not uuid/bytea).';
 
 -- pgid.list_partitions: the partitions of parent in key order, the DEFAULT
 -- partition last: the bounds as written in the catalog (NULL for
@@ -258,7 +262,8 @@ BEGIN
     is_default := r.b = 'DEFAULT';
     from_bound := NULL; to_bound := NULL; lower := NULL; upper := NULL;
     IF NOT is_default THEN
-      m := regexp_match(r.b, '^FOR VALUES FROM \((?:''(.*)''(?:::\w+)?|MINVALUE)\) TO \((?:''(.*)''(?:::\w+)?|MAXVALUE)\)$');
+      m := regexp_match(r.b, '^FOR VALUES FROM \((?:''(.*)''(?:::\w+)?|MINVALUE)\) '
+                             'TO \((?:''(.*)''(?:::\w+)?|MAXVALUE)\)$');
       from_bound := m[1];
       to_bound := m[2];
       IF kind = 'ulid' THEN
@@ -275,7 +280,8 @@ END
 $$;
 
 COMMENT ON FUNCTION pgid.list_partitions(regclass) IS
-  'Partitions of a table partitioned BY RANGE on an ID: bounds as in the catalog, the times they stand for, reltuples as row estimate (NULL if never analyzed).';
+  'Partitions of a table partitioned BY RANGE on an ID: bounds as in the catalog, the times they stand for, '
+  'reltuples as row estimate (NULL if never analyzed).';
 
 -- pgid.expired_partitions: the partitions of parent whose whole range is
 -- older than at - retain: upper bound <= min_at(at - retain). A partition
@@ -311,7 +317,8 @@ END
 $$;
 
 COMMENT ON FUNCTION pgid.expired_partitions(regclass, interval, timestamptz) IS
-  'Partitions of parent whose whole range is older than at - retain (upper bound <= min_at(at - retain)), oldest first.';
+  'Partitions of parent whose whole range is older than at - retain (upper bound <= min_at(at - retain)), oldest '
+  'first.';
 
 -- pgid.ensure_partitions is defined in 06_partition_safety.sql.
 

@@ -31,7 +31,9 @@ RETURN (lpad(to_hex(floor(extract(epoch FROM timezone('UTC', clock_timestamp()))
         || substr(replace(gen_random_uuid()::text, '-', ''), 17, 16))::uuid;
 
 COMMENT ON FUNCTION pgid.gen_ulid_v7() IS
-  'New ULID that is also a UUIDv7 (version 7, variant 10): clock_timestamp() in ms and 74 random bits, the layout of Go ulidtype.LayoutV7 and of uuidv7(). Not monotonic within a millisecond, within or across backends; generate keys with Go ulidtype.New() where order matters, or uuidv7() on PostgreSQL 18 (monotonic within a backend).';
+  'New ULID that is also a UUIDv7 (version 7, variant 10): clock_timestamp() in ms and 74 random bits, the layout of '
+  'Go ulidtype.LayoutV7 and of uuidv7(). Not monotonic within a millisecond, within or across backends; generate '
+  'keys with Go ulidtype.New() where order matters, or uuidv7() on PostgreSQL 18 (monotonic within a backend).';
 
 -- pgid.ulid_is_v7: whether an ID is also a valid UUIDv7, like Go
 -- ulidtype.ULID.IsV7; on every version, for example in a CHECK constraint
@@ -43,7 +45,8 @@ LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 RETURN (get_byte(uuid_send(id), 6) >> 4) * 4 + (get_byte(uuid_send(id), 8) >> 6) = 7 * 4 + 2;
 
 COMMENT ON FUNCTION pgid.ulid_is_v7(uuid) IS
-  'Whether the ID is also a UUIDv7: version 7 and variant 10 (RFC 9562). True for every ULID of Go ulidtype.LayoutV7, pgid.gen_ulid_v7() and uuidv7(). Agrees with Go ulidtype.ULID.IsV7().';
+  'Whether the ID is also a UUIDv7: version 7 and variant 10 (RFC 9562). True for every ULID of Go '
+  'ulidtype.LayoutV7, pgid.gen_ulid_v7() and uuidv7(). Agrees with Go ulidtype.ULID.IsV7().';
 
 
 ---- create above / drop below ----

@@ -52,7 +52,9 @@ SET TimeZone = 'UTC'
 SET bytea_output = hex AS $$
 DECLARE
   m numeric := extract(year FROM span) * 12 + extract(month FROM span);
-  secs numeric := extract(epoch FROM span - make_interval(months => (extract(year FROM span) * 12 + extract(month FROM span))::integer));
+  secs numeric := extract(epoch FROM span
+                          - make_interval(months => (extract(year FROM span) * 12
+                                                     + extract(month FROM span))::integer));
 BEGIN
   IF m < 0 OR secs < 0 OR (m = 0 AND secs = 0) THEN
     RAISE EXCEPTION USING ERRCODE = 'PGI06', MESSAGE = format('pgid: %s %s is not positive', what, span);
@@ -66,10 +68,12 @@ BEGIN
     RAISE EXCEPTION USING ERRCODE = 'PGI06', MESSAGE = format('pgid: %s %s is more than 12000 months', what, span);
   END IF;
   IF secs <> trunc(secs) THEN
-    RAISE EXCEPTION USING ERRCODE = 'PGI06', MESSAGE = format('pgid: %s %s is not a whole number of seconds', what, span);
+    RAISE EXCEPTION USING ERRCODE = 'PGI06',
+      MESSAGE = format('pgid: %s %s is not a whole number of seconds', what, span);
   END IF;
   IF secs > 9223372036 THEN
-    RAISE EXCEPTION USING ERRCODE = 'PGI06', MESSAGE = format('pgid: %s %s is more than 9223372036 seconds', what, span);
+    RAISE EXCEPTION USING ERRCODE = 'PGI06',
+      MESSAGE = format('pgid: %s %s is more than 9223372036 seconds', what, span);
   END IF;
   months := m::integer;
   seconds := secs::bigint;
@@ -77,7 +81,8 @@ END
 $$;
 
 COMMENT ON FUNCTION pgid.partition_span(text, interval) IS
-  'Months and seconds of a partition width or retention, with Go partition.ParseSpan''s rules: positive, whole months (at most 12000) or whole seconds (at most 9223372036), never both; SQLSTATE PGI06 otherwise.';
+  'Months and seconds of a partition width or retention, with Go partition.ParseSpan''s rules: positive, whole '
+  'months (at most 12000) or whole seconds (at most 9223372036), never both; SQLSTATE PGI06 otherwise.';
 
 -- pgid.partition_ddl_lock: take, for the rest of the transaction, the
 -- locks that creating, detaching or dropping a partition of parent needs:
@@ -142,7 +147,9 @@ END
 $$;
 
 COMMENT ON FUNCTION pgid.partition_ddl_lock(regclass, regclass) IS
-  'Take all or none of the locks partition DDL on parent needs (tables referencing it, parent, its DEFAULT partition, part), each try waiting 10 ms doubling to 1 s per lock, so the DDL never deadlocks with writers nor stalls them behind a long queued lock; SQLSTATE 55P03 after 40 tries.';
+  'Take all or none of the locks partition DDL on parent needs (tables referencing it, parent, its DEFAULT '
+  'partition, part), each try waiting 10 ms doubling to 1 s per lock, so the DDL never deadlocks with writers nor '
+  'stalls them behind a long queued lock; SQLSTATE 55P03 after 40 tries.';
 
 -- pgid.default_partition_rows: the DEFAULT partition of parent, if it has
 -- one: its row count and the times of its oldest and newest IDs (index
@@ -170,7 +177,8 @@ BEGIN
     JOIN pg_attribute a ON a.attrelid = p.partrelid AND a.attnum = p.partattrs[0]
   WHERE p.partrelid = parent;
   EXECUTE format('SELECT count(*) FROM %s', partition) INTO row_count;
-  EXECUTE format('SELECT (SELECT %1$I FROM %2$s ORDER BY %1$I LIMIT 1)::text, (SELECT %1$I FROM %2$s ORDER BY %1$I DESC LIMIT 1)::text',
+  EXECUTE format('SELECT (SELECT %1$I FROM %2$s ORDER BY %1$I LIMIT 1)::text, '
+                 '(SELECT %1$I FROM %2$s ORDER BY %1$I DESC LIMIT 1)::text',
                  col, partition) INTO lo, hi;
   IF kind = 'ulid' THEN
     oldest := pgid.ulid_time(lo::uuid);
@@ -184,7 +192,8 @@ END
 $$;
 
 COMMENT ON FUNCTION pgid.default_partition_rows(regclass) IS
-  'The DEFAULT partition of parent (no row if none): its row count and the times of its oldest and newest IDs. Rows there mean a partition was missing when they came; retention never touches them.';
+  'The DEFAULT partition of parent (no row if none): its row count and the times of its oldest and newest IDs. Rows '
+  'there mean a partition was missing when they came; retention never touches them.';
 
 -- pgid.retire_partition: retire one expired partition of parent, part (a
 -- schema-qualified name as pgid.expired_partitions returns it), as retire
@@ -271,13 +280,16 @@ BEGIN
     JOIN pg_attribute a ON a.attrelid = p.partrelid AND a.attnum = p.partattrs[0]
   WHERE p.partrelid = parent;
   cut := timezone('UTC', timezone('UTC', at) - retain);
-  cut_k := CASE kind WHEN 'ulid' THEN pgid.ulid_min_at(cut)::text ELSE E'\\x' || encode(pgid.objectid_min_at(cut), 'hex') END;
+  cut_k := CASE kind WHEN 'ulid' THEN pgid.ulid_min_at(cut)::text
+                     ELSE E'\\x' || encode(pgid.objectid_min_at(cut), 'hex') END;
 
   -- The safety rail: no row at or after the cut, whatever the bounds say.
-  EXECUTE format('SELECT %1$I::%3$s >= %4$L::%3$s FROM %2$s ORDER BY %1$I DESC LIMIT 1', col, rel, typ, cut_k) INTO late;
+  EXECUTE format('SELECT %1$I::%3$s >= %4$L::%3$s FROM %2$s ORDER BY %1$I DESC LIMIT 1', col, rel, typ, cut_k)
+    INTO late;
   IF late THEN
     action := 'kept';
-    reason := format('it holds rows made at or after the cut %s', to_char(timezone('UTC', cut), 'YYYY-MM-DD"T"HH24:MI:SS"Z"'));
+    reason := format('it holds rows made at or after the cut %s',
+                     to_char(timezone('UTC', cut), 'YYYY-MM-DD"T"HH24:MI:SS"Z"'));
     hint := 'Its bounds do not match its rows; check the partition by hand.';
     RETURN NEXT;
     RETURN;
@@ -310,15 +322,20 @@ BEGIN
     EXECUTE format('SELECT count(*) FROM %s WHERE %s', fk.src, cond) INTO n;
     CONTINUE WHEN n = 0;
     IF fk.confdeltype IN ('a', 'r') THEN
-      blockers := blockers || format('%s rows of %s reference it through %s (ON DELETE %s)', n, fk.src, quote_ident(fk.conname),
+      blockers := blockers || format('%s rows of %s reference it through %s (ON DELETE %s)',
+                                     n, fk.src, quote_ident(fk.conname),
                                      CASE fk.confdeltype WHEN 'a' THEN 'NO ACTION' ELSE 'RESTRICT' END);
       blocker_names := blocker_names || quote_ident(fk.conname);
     ELSE
-      acting := acting || format('%s rows of %s reference it through %s (ON DELETE %s)', n, fk.src, quote_ident(fk.conname),
-                                 CASE fk.confdeltype WHEN 'c' THEN 'CASCADE' WHEN 'n' THEN 'SET NULL' ELSE 'SET DEFAULT' END);
+      acting := acting || format('%s rows of %s reference it through %s (ON DELETE %s)',
+                                 n, fk.src, quote_ident(fk.conname),
+                                 CASE fk.confdeltype WHEN 'c' THEN 'CASCADE' WHEN 'n' THEN 'SET NULL'
+                                                     ELSE 'SET DEFAULT' END);
       acting_sql := acting_sql || format('DELETE FROM %s WHERE %I IN (SELECT %I FROM %s WHERE %s)',
                                          rel, col, (SELECT a.attname FROM pg_attribute a WHERE a.attrelid = fk.src
-                                                    AND a.attnum = fk.conkey[array_position(fk.confkey, (SELECT p.partattrs[0] FROM pg_partitioned_table p WHERE p.partrelid = parent))]),
+                                                    AND a.attnum = fk.conkey[array_position(fk.confkey,
+                                                      (SELECT p.partattrs[0] FROM pg_partitioned_table p
+                                                       WHERE p.partrelid = parent))]),
                                          fk.src, cond);
     END IF;
   END LOOP;
@@ -326,7 +343,8 @@ BEGIN
     action := 'kept';
     reason := 'it is still referenced: ' || array_to_string(blockers, '; ');
     detail := array_to_string(blockers, E'\n');
-    hint := 'Delete or re-point the referencing rows, or declare the constraint ON DELETE with an action; the partition is retired on the first run after nothing references it.';
+    hint := 'Delete or re-point the referencing rows, or declare the constraint ON DELETE with an action; '
+            'the partition is retired on the first run after nothing references it.';
     blocking := array_to_string(blocker_names, ', ');
     RETURN NEXT;
     RETURN;
@@ -374,7 +392,9 @@ END
 $$;
 
 COMMENT ON FUNCTION pgid.retire_partition(regclass, text, interval, text, timestamptz, boolean) IS
-  'Retire one expired partition (drop, detach or prepare; dry_run only checks): safety rail on its largest key, foreign keys as a DELETE would act (NO ACTION/RESTRICT references keep it), DETACH, DROP (never a cascading drop). Reports action kept with reason, detail, hint and blocking constraint instead of raising.';
+  'Retire one expired partition (drop, detach or prepare; dry_run only checks): safety rail on its largest key, '
+  'foreign keys as a DELETE would act (NO ACTION/RESTRICT references keep it), DETACH, DROP (never a cascading '
+  'drop). Reports action kept with reason, detail, hint and blocking constraint instead of raising.';
 
 -- pgid.ensure_partitions, 004's with retirement through
 -- pgid.retire_partition and the DEFAULT partition reported. Same signature
@@ -455,9 +475,11 @@ BEGIN
          (array_agg(l.partition) FILTER (WHERE l.is_default))[1]
     INTO rels, froms, tos, def
   FROM pgid.list_partitions(parent) l;
-  SELECT coalesce(array_agg(CASE kind WHEN 'ulid' THEN decode(replace(f, '-', ''), 'hex') ELSE decode(substr(f, 3), 'hex') END ORDER BY o), '{}')
+  SELECT coalesce(array_agg(CASE kind WHEN 'ulid' THEN decode(replace(f, '-', ''), 'hex')
+                                     ELSE decode(substr(f, 3), 'hex') END ORDER BY o), '{}')
     INTO kfrom FROM unnest(froms) WITH ORDINALITY AS u(f, o);
-  SELECT coalesce(array_agg(CASE kind WHEN 'ulid' THEN decode(replace(f, '-', ''), 'hex') ELSE decode(substr(f, 3), 'hex') END ORDER BY o), '{}')
+  SELECT coalesce(array_agg(CASE kind WHEN 'ulid' THEN decode(replace(f, '-', ''), 'hex')
+                                     ELSE decode(substr(f, 3), 'hex') END ORDER BY o), '{}')
     INTO kto FROM unnest(tos) WITH ORDINALITY AS u(f, o);
 
   lo_t := (pgid.partition_range(every, at)).lower;
@@ -491,8 +513,10 @@ BEGIN
           MESSAGE = format('pgid: new partition [%s, %s) of %s overlaps partition %s, FROM (%s) TO (%s)',
                            to_char(timezone('UTC', lo_t), 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
                            to_char(timezone('UTC', hi_t), 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
-                           parent, hit.partition, coalesce(hit.from_bound, 'MINVALUE'), coalesce(hit.to_bound, 'MAXVALUE')),
-          HINT = 'Was the width changed? Keep the old width until the new one lines up, or create the transition partition by hand.';
+                           parent, hit.partition,
+                           coalesce(hit.from_bound, 'MINVALUE'), coalesce(hit.to_bound, 'MAXVALUE')),
+          HINT = 'Was the width changed? Keep the old width until the new one lines up, '
+                 'or create the transition partition by hand.';
       END IF;
     ELSE
       name_ := pgid.partition_name(rel, every, lo_t);
@@ -501,12 +525,15 @@ BEGIN
                        def, col, lo, typ, col, hi, typ) INTO has;
         IF has THEN
           RAISE EXCEPTION USING ERRCODE = 'PGI04',
-            MESSAGE = format('pgid: default partition %s of %s holds rows in [%s, %s), the range of new partition %s; nothing was changed',
+            MESSAGE = format('pgid: default partition %s of %s holds rows in [%s, %s), '
+                             'the range of new partition %s; nothing was changed',
                              def, parent,
                              to_char(timezone('UTC', lo_t), 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
                              to_char(timezone('UTC', hi_t), 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
                              name_),
-            HINT = 'Move them in one transaction: detach the default partition, create the partition, INSERT the rows back through the parent, reattach (docs/PARTITIONING.md, "Rows in the DEFAULT partition").';
+            HINT = 'Move them in one transaction: detach the default partition, create the partition, '
+                   'INSERT the rows back through the parent, reattach '
+                   '(docs/PARTITIONING.md, "Rows in the DEFAULT partition").';
         END IF;
       END IF;
       IF NOT locked THEN
@@ -552,16 +579,22 @@ BEGIN
     lower := r.oldest;
     upper := r.newest;
     RAISE WARNING USING ERRCODE = 'PGI08',
-      MESSAGE = format('pgid: default partition %s of %s holds %s rows made from %s to %s', r.partition, parent, r.row_count,
-                       to_char(timezone('UTC', r.oldest), 'YYYY-MM-DD"T"HH24:MI:SS"Z"'), to_char(timezone('UTC', r.newest), 'YYYY-MM-DD"T"HH24:MI:SS"Z"')),
-      HINT = 'Partitions were missing when they were inserted; retention never touches them. Move them out as docs/PARTITIONING.md ("Rows in the DEFAULT partition") shows.';
+      MESSAGE = format('pgid: default partition %s of %s holds %s rows made from %s to %s',
+                       r.partition, parent, r.row_count,
+                       to_char(timezone('UTC', r.oldest), 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
+                       to_char(timezone('UTC', r.newest), 'YYYY-MM-DD"T"HH24:MI:SS"Z"')),
+      HINT = 'Partitions were missing when they were inserted; retention never touches them. '
+             'Move them out as docs/PARTITIONING.md ("Rows in the DEFAULT partition") shows.';
     RETURN NEXT;
   END LOOP;
 END
 $$;
 
 COMMENT ON FUNCTION pgid.ensure_partitions(regclass, interval, integer, interval, text, timestamptz) IS
-  'Create the partitions of parent (BY RANGE on a pgid ID) of width every for the period holding at and ahead more; then retire (drop, detach or none) those older than at - retain with pgid.retire_partition, reporting those it keeps (action kept, WARNING PGI07) and rows in the DEFAULT partition (action default, WARNING PGI08). Serialised per parent by an advisory lock.';
+  'Create the partitions of parent (BY RANGE on a pgid ID) of width every for the period holding at and ahead more; '
+  'then retire (drop, detach or none) those older than at - retain with pgid.retire_partition, reporting those it '
+  'keeps (action kept, WARNING PGI07) and rows in the DEFAULT partition (action default, WARNING PGI08). Serialised '
+  'per parent by an advisory lock.';
 
 
 ---- create above / drop below ----
