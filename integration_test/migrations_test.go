@@ -464,3 +464,40 @@ func TestMigrationsDBKinds(t *testing.T) {
 		t.Errorf("Down inside a transaction: %v, want ErrConn", err)
 	}
 }
+
+// A relation named like tern's version table that another role put in
+// schema public is never read: Up installs as on a fresh database, and the
+// attacker's function never runs as the owner.
+func TestMigrationsIgnoreForeignTernTable(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dsn := newDB(t, false)
+	owner := connect(t, dsn, pgx.QueryExecModeCacheStatement)
+	evil := newRole(t, owner)
+	if _, err := owner.Exec(ctx, "GRANT CREATE ON SCHEMA public TO "+evil); err != nil {
+		t.Fatal(err)
+	}
+	attacker := connect(t, withUser(dsn, evil), pgx.QueryExecModeCacheStatement)
+	if _, err := attacker.Exec(ctx, `
+		CREATE FUNCTION public.trap() RETURNS int LANGUAGE plpgsql AS
+		  $$BEGIN RAISE EXCEPTION 'trap ran as %', current_user; END$$;
+		CREATE VIEW public.pgid_schema_version AS SELECT public.trap() AS version`); err != nil {
+		t.Fatal(err)
+	}
+	if err := migrations.Up(ctx, owner); err != nil {
+		t.Fatalf("Up with a foreign public.pgid_schema_version: %v", err)
+	}
+	if st, err := migrations.ReadStatus(ctx, owner); err != nil || st.Tern || st.Version != schemaLatest || !st.FunctionsCurrent {
+		t.Fatalf("status: %+v, %v", st, err)
+	}
+	if err := migrations.Down(ctx, owner); err != nil {
+		t.Fatalf("Down: %v", err)
+	}
+	var view *string
+	if err := owner.QueryRow(ctx, "SELECT to_regclass('public.pgid_schema_version')::text").Scan(&view); err != nil || view == nil {
+		t.Errorf("Down dropped or failed on the other role's view: %v, %v", view, err)
+	}
+	if _, err := owner.Exec(ctx, "DROP VIEW public.pgid_schema_version; DROP FUNCTION public.trap()"); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -290,7 +290,14 @@ func (s state) status(versioned []step, fn step) Status {
 // VersionTable.
 func readState(ctx context.Context, c *pgx.Conn) (state, error) {
 	var s state
-	err := c.QueryRow(ctx, `SELECT pg_catalog.to_regclass($1) IS NOT NULL, pg_catalog.to_regclass($2) IS NOT NULL`,
+	// The tern table counts only as tern made it: a plain table of the owner
+	// of schema pgid. Anything else (a view, or a table someone else put in
+	// a schema public that all may write to) is not read at all.
+	err := c.QueryRow(ctx, `SELECT pg_catalog.to_regclass($1) IS NOT NULL,
+		coalesce((SELECT c.relkind OPERATOR(pg_catalog.=) 'r' AND c.relowner OPERATOR(pg_catalog.=) n.nspowner
+		          FROM pg_catalog.pg_class c, pg_catalog.pg_namespace n
+		          WHERE c.oid OPERATOR(pg_catalog.=) pg_catalog.to_regclass($2)
+		            AND n.nspname OPERATOR(pg_catalog.=) 'pgid'), false)`,
 		VersionTable, TernVersionTable).Scan(&s.table, &s.tern)
 	if err != nil {
 		return s, err
