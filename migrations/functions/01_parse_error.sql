@@ -19,20 +19,19 @@ SET LOCAL search_path = pg_catalog, pg_temp;
 -- path calls it, so its SET clause costs nothing on valid input.
 CREATE OR REPLACE FUNCTION pgid._parse_error(kind text, s text) RETURNS text
 LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
-SET search_path = pg_catalog, pg_temp AS $$
+SET search_path = pg_catalog, pg_temp
+SET standard_conforming_strings = on AS $$
 DECLARE
   b constant bytea := convert_to(s, 'UTF8');
   n constant integer := octet_length(b);
+  head text := left(s, 64); -- the characters within the first 64 bytes
   what text;
   want_len integer;
   want_len_text text;
   chars text;
   want_char text;
-  q text := '';
-  i integer := 0;
+  q text;
   c integer;
-  k integer;
-  ch text;
 BEGIN
   CASE kind
   -- BEGIN GENERATED parse_error_alphabets (go generate ./migrations)
@@ -51,56 +50,38 @@ BEGIN
   -- END GENERATED parse_error_alphabets
   END CASE;
 
-  -- The input as Go's strconv.Quote writes its first 64 bytes.
-  WHILE i < least(n, 64) LOOP
-    c := get_byte(b, i);
-    IF c < 128 THEN
-      q := q || CASE c
-        WHEN 7 THEN E'\\a' WHEN 8 THEN E'\\b' WHEN 9 THEN E'\\t' WHEN 10 THEN E'\\n'
-        WHEN 11 THEN E'\\v' WHEN 12 THEN E'\\f' WHEN 13 THEN E'\\r'
-        WHEN 34 THEN E'\\"' WHEN 92 THEN E'\\\\'
-        ELSE CASE WHEN c < 32 OR c = 127 THEN E'\\x' || lpad(to_hex(c), 2, '0') ELSE chr(c) END
-      END;
-      i := i + 1;
-    ELSE
-      k := CASE WHEN c >= 240 THEN 4 WHEN c >= 224 THEN 3 ELSE 2 END;
-      IF i + k > 64 THEN
-        -- The cut splits this character: Go quotes its bytes one by one.
-        WHILE i < 64 LOOP
-          q := q || E'\\x' || to_hex(get_byte(b, i));
-          i := i + 1;
-        END LOOP;
-      ELSE
-        ch := convert_from(substring(b FROM i + 1 FOR k), 'UTF8');
-        -- Latin-1 controls, no-break space and soft hyphen are not
-        -- printable for Go either.
-        q := q || CASE WHEN ascii(ch) BETWEEN 128 AND 160 OR ascii(ch) = 173
-                       THEN E'\\u' || lpad(to_hex(ascii(ch)), 4, '0') ELSE ch END;
-        i := i + k;
-      END IF;
-    END IF;
+  -- The input as Go's strconv.Quote writes its first 64 bytes: escapes for
+  -- the ASCII controls, quote and backslash, \u for the Latin-1 controls,
+  -- no-break space and soft hyphen (not printable for Go either), and \x
+  -- for each byte of a character that the cut splits.
+  WHILE octet_length(head) > 64 LOOP
+    head := left(head, -1);
   END LOOP;
+  SELECT string_agg(CASE
+           WHEN u = 34 THEN '\"' WHEN u = 92 THEN '\\'
+           WHEN u BETWEEN 7 AND 13 THEN '\' || substr('abtnvfr', u - 6, 1)
+           WHEN u < 32 OR u = 127 THEN '\x' || lpad(to_hex(u), 2, '0')
+           WHEN u BETWEEN 128 AND 160 OR u = 173 THEN '\u' || lpad(to_hex(u), 4, '0')
+           ELSE chr(u) END, '' ORDER BY i)
+    INTO q FROM unnest(regexp_split_to_array(head, '')) WITH ORDINALITY AS x(ch, i), ascii(ch) AS u;
+  SELECT coalesce(q, '') || coalesce(string_agg('\x' || to_hex(get_byte(b, i)), '' ORDER BY i), '')
+    INTO q FROM generate_series(octet_length(head), least(n, 64) - 1) AS i;
   q := '"' || q || CASE WHEN n > 64 THEN '..."' ELSE '"' END;
 
   IF n <> want_len THEN
     RAISE EXCEPTION 'invalid % %: length % bytes, want %', what, q, n, want_len_text
       USING ERRCODE = 'invalid_text_representation';
   END IF;
+  -- The first byte outside the alphabet, as Go's idtext.QuoteByte writes it.
   FOR i IN 0 .. n - 1 LOOP
     c := get_byte(b, i);
-    IF c >= 128 OR strpos(chars, chr(c)) = 0 THEN
-      -- The byte as Go's idtext.QuoteByte writes it.
-      ch := CASE
-        WHEN c >= 128 OR c < 32 OR c = 127 THEN
-          CASE c WHEN 7 THEN E'\\a' WHEN 8 THEN E'\\b' WHEN 9 THEN E'\\t' WHEN 10 THEN E'\\n'
-                 WHEN 11 THEN E'\\v' WHEN 12 THEN E'\\f' WHEN 13 THEN E'\\r'
-                 ELSE E'\\x' || lpad(to_hex(c), 2, '0') END
-        WHEN c = 39 THEN E'\\'''
-        WHEN c = 92 THEN E'\\\\'
-        ELSE chr(c) END;
-      RAISE EXCEPTION 'invalid % %: invalid character ''%'' at position %, want %', what, q, ch, i, want_char
-        USING ERRCODE = 'invalid_text_representation';
-    END IF;
+    CONTINUE WHEN c < 128 AND strpos(chars, chr(c)) > 0;
+    RAISE EXCEPTION 'invalid % %: invalid character ''%'' at position %, want %', what, q, CASE
+        WHEN c BETWEEN 7 AND 13 THEN '\' || substr('abtnvfr', c - 6, 1)
+        WHEN c < 32 OR c >= 127 THEN '\x' || lpad(to_hex(c), 2, '0')
+        WHEN c = 39 THEN '\''' WHEN c = 92 THEN '\\'
+        ELSE chr(c) END, i, want_char
+      USING ERRCODE = 'invalid_text_representation';
   END LOOP;
   IF kind = 'ulid' THEN
     RAISE EXCEPTION 'invalid ULID %: first character ''%'' is above ''7'', so the value overflows 128 bits',
