@@ -45,11 +45,13 @@
 // to today's definition. One privilege is repaired on the way: editions of
 // 001 before main's cd54335 granted nothing, so on a database without
 // pgid._parse_error adoption grants USAGE on schema pgid and its domains to
-// PUBLIC, as today's 001 does. The tern table stays as it is; an older pgid then
-// finds its version and does nothing. Only a plain table owned by the owner
-// of schema pgid counts, as tern made it: a table or view of that name that
-// another role put in schema public is never read. Adoption takes tern's advisory lock as
-// well as [LockKey], so it never runs while a tern migrator does.
+// PUBLIC, as today's 001 does. The tern table stays as it is; an older pgid
+// then finds its version and does nothing. Only a plain table owned by the
+// owner of schema pgid counts, as tern made it: a table or view of that name
+// that another role put in schema public is never read. Adoption writes, so
+// the owner's Up must run once: until then an application role's Up returns
+// [ErrNotOwner]. Adoption takes tern's advisory lock as well as [LockKey],
+// so it never runs while a tern migrator does.
 //
 // # Sessions and locks
 //
