@@ -3,6 +3,7 @@ package integration_test
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -398,5 +399,31 @@ func TestUpgradeFromEveryShippedSchema(t *testing.T) {
 				t.Errorf("after Down: %d objects left, %v", left, err)
 			}
 		})
+	}
+}
+
+// A tern-era database is adopted by the owner's Up: an application role
+// reads its version but gets ErrNotOwner from Up until the owner has run
+// it, and nil afterwards.
+func TestUpgradeNeedsOwnerOnce(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	shipped := loadShipped(t)
+	head := shipped[len(shipped)-1]
+	dsn := newDB(t, false)
+	owner := connect(t, dsn, pgx.QueryExecModeCacheStatement)
+	ternUp(t, owner, head)
+	app := connect(t, withUser(dsn, newRole(t, owner)), pgx.QueryExecModeCacheStatement)
+	if st, err := migrations.ReadStatus(ctx, app); err != nil || !st.Tern || st.Version != len(head.files) {
+		t.Fatalf("status of the tern-era database as the application: %+v, %v", st, err)
+	}
+	if err := migrations.Up(ctx, app); !errors.Is(err, migrations.ErrNotOwner) {
+		t.Fatalf("application's Up before adoption: %v, want ErrNotOwner", err)
+	}
+	if err := migrations.Up(ctx, owner); err != nil {
+		t.Fatal(err)
+	}
+	if err := migrations.Up(ctx, app); err != nil {
+		t.Fatalf("application's Up after adoption: %v", err)
 	}
 }
