@@ -3,13 +3,13 @@ package bench
 import (
 	"context"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/pgid/pgid/migrations"
 	"github.com/pgid/pgid/partition"
 	"github.com/pgid/pgid/ulidtype"
 )
@@ -37,8 +37,8 @@ const partitionDays = 30
 //
 //	cd bench && go test -run '^$' -bench Partition -benchtime 1x -timeout 60m .
 //
-// Server and database as BenchmarkDBLoad; the forward SQL of
-// ../migrations/*.sql is applied to the database of the run.
+// Server and database as BenchmarkDBLoad; migrations.Up prepares the
+// database of the run.
 func BenchmarkPartition(b *testing.B) {
 	rows := defaultPartitionRows
 	if s := os.Getenv("PGID_BENCH_ROWS"); s != "" {
@@ -50,21 +50,8 @@ func BenchmarkPartition(b *testing.B) {
 	}
 	ctx := context.Background()
 	conn := dbLoadDatabase(b)
-	// The migrations' forward SQL, as psql would run it (this module does
-	// not import the migrations module and its tern dependencies).
-	files, err := filepath.Glob("../migrations/*.sql")
-	if err != nil || len(files) == 0 {
-		b.Fatalf("migrations: %v, %d files", err, len(files))
-	}
-	for _, f := range files {
-		sql, err := os.ReadFile(f)
-		if err != nil {
-			b.Fatal(err)
-		}
-		up, _, _ := strings.Cut(string(sql), "---- create above / drop below ----")
-		if _, err := conn.Exec(ctx, up); err != nil {
-			b.Fatalf("%s: %v", f, err)
-		}
+	if err := migrations.Up(ctx, conn); err != nil {
+		b.Fatalf("migrations: %v", err)
 	}
 	exec := func(sql string, args ...any) {
 		b.Helper()

@@ -89,6 +89,7 @@ func TestSessionIndependence(t *testing.T) {
 	calls := map[string][]sessionCall{
 		"pgid._parse_error(text,text)": {{"SELECT pgid._parse_error('ulid', $1)", []any{"bad\n\"ULID\\\u00e9"}}, {"SELECT pgid._parse_error('short', $1)", []any{"x"}}},
 		"pgid._crockford_pairs()":      {{"SELECT pgid._crockford_pairs()", nil}},
+		"pgid._short_alphabet()":       {{"SELECT pgid._short_alphabet()", nil}},
 		"pgid.ulid_time(uuid)":         {{"SELECT pgid.ulid_time($1)", []any{u}}},
 		"pgid.ulid_to_text(uuid)":      {{"SELECT pgid.ulid_to_text($1)", []any{u}}},
 		"pgid.ulid_from_text(text)": {{"SELECT pgid.ulid_from_text($1)", []any{u.String()}}, {"SELECT pgid.ulid_from_text($1)", []any{strings.ToLower(u.String())}},

@@ -2,6 +2,7 @@ package integration_test
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -11,6 +12,9 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+	_ "github.com/jackc/pgx/v5/stdlib"
+	_ "github.com/lib/pq"
 
 	"github.com/pgid/pgid/migrations"
 )
@@ -24,14 +28,15 @@ func sqlState(err error) string {
 	return ""
 }
 
-// pgidFunctions is the number of functions in schema pgid outside 004: 6
-// ULID and 8 ObjectId functions, the internal pgid._parse_error and
-// pgid._crockford_pairs, and 005's pgid.gen_ulid_v7 and pgid.ulid_is_v7.
-const pgidFunctions = 18
+// pgidFunctions is the number of functions in schema pgid outside the
+// partition ones: 6 ULID and 8 ObjectId functions, the internal
+// pgid._parse_error, pgid._crockford_pairs and pgid._short_alphabet, and
+// pgid.gen_ulid_v7 and pgid.ulid_is_v7.
+const pgidFunctions = 19
 
 // schemaLatest is the version Up brings a database to: the number of
-// migration files.
-const schemaLatest = 6
+// versioned files.
+var schemaLatest = migrations.Latest()
 
 // pgidAllFunctions adds the partition functions of 004 and 006
 // (partition_test.go checks them).
@@ -40,7 +45,8 @@ const pgidAllFunctions = pgidFunctions + 12
 func pgidObjects(t *testing.T, conn *pgx.Conn) (types, funcs int) {
 	t.Helper()
 	err := conn.QueryRow(context.Background(), `
-		SELECT (SELECT count(*) FROM pg_type t JOIN pg_namespace n ON n.oid = t.typnamespace WHERE n.nspname = 'pgid'),
+		SELECT (SELECT count(*) FROM pg_type t JOIN pg_namespace n ON n.oid = t.typnamespace WHERE n.nspname = 'pgid'
+		          AND t.typrelid = 0 AND NOT EXISTS (SELECT FROM pg_type e WHERE e.oid = t.typelem AND e.typrelid <> 0)),
 		       (SELECT count(*) FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = 'pgid')`).Scan(&types, &funcs)
 	if err != nil {
 		t.Fatal(err)
@@ -48,13 +54,9 @@ func pgidObjects(t *testing.T, conn *pgx.Conn) (types, funcs int) {
 	return types, funcs
 }
 
-func schemaVersion(t *testing.T, conn *pgx.Conn) int32 {
+func schemaVersion(t *testing.T, conn *pgx.Conn) int {
 	t.Helper()
-	m, err := migrations.NewMigrator(context.Background(), conn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, err := m.GetCurrentVersion(context.Background())
+	v, err := migrations.Version(context.Background(), conn)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +76,7 @@ func TestMigrationsUpDown(t *testing.T) {
 		t.Fatalf("second Up: %v", err)
 	}
 	if v := schemaVersion(t, conn); v != schemaLatest {
-		t.Fatalf("version after Up: %d, want 4", v)
+		t.Fatalf("version after Up: %d, want %d", v, schemaLatest)
 	}
 	// 2 domains + 2 array types; pgidAllFunctions functions.
 	if types, funcs := pgidObjects(t, conn); types != 4 || funcs != pgidAllFunctions {
@@ -83,11 +85,13 @@ func TestMigrationsUpDown(t *testing.T) {
 
 	// Each file's forward part, as someone would paste it into psql, twice.
 	names, _ := fs.Glob(migrations.FS, "*.sql")
+	fnames, _ := fs.Glob(migrations.FS, "functions/*.sql")
+	names = append(names, fnames...)
 	for range 2 {
 		for _, name := range names {
 			b, _ := fs.ReadFile(migrations.FS, name)
-			up, _, _ := strings.Cut(string(b), "---- create above / drop below ----")
-			if _, err := conn.Exec(ctx, up); err != nil {
+			up, _, _ := strings.Cut(string(b), migrations.Marker)
+			if _, err := conn.Exec(ctx, "BEGIN; "+up+"; COMMIT"); err != nil {
 				t.Fatalf("re-running %s by hand: %v", name, err)
 			}
 		}
@@ -109,9 +113,9 @@ func TestMigrationsUpDown(t *testing.T) {
 	if schemas != 0 {
 		t.Fatal("schema pgid still exists after Down")
 	}
-	var table string
-	if err := conn.QueryRow(ctx, "SELECT to_regclass($1)::text", migrations.VersionTable).Scan(&table); err != nil || table != "pgid_schema_version" {
-		t.Fatalf("version table %s after Down: %q, %v", migrations.VersionTable, table, err)
+	var table *string
+	if err := conn.QueryRow(ctx, "SELECT to_regclass($1)::text", migrations.VersionTable).Scan(&table); err != nil || table != nil {
+		t.Fatalf("version table %s after Down: %v, %v", migrations.VersionTable, table, err)
 	}
 	if err := migrations.Up(ctx, conn); err != nil {
 		t.Fatalf("Up after Down: %v", err)
@@ -144,7 +148,7 @@ func TestMigrationsDownRestrict(t *testing.T) {
 		t.Fatalf("table after refused Down: %d rows, %v", n, err)
 	}
 	if v := schemaVersion(t, conn); v != schemaLatest {
-		t.Fatalf("version after refused Down: %d, want 4", v)
+		t.Fatalf("version after refused Down: %d, want %d", v, schemaLatest)
 	}
 	if types, funcs := pgidObjects(t, conn); types != 4 || funcs != pgidAllFunctions {
 		t.Fatalf("after refused Down: %d types, %d functions; want 4, %d", types, funcs, pgidAllFunctions)
@@ -211,7 +215,7 @@ func TestMigrationsDownUpCachedStatements(t *testing.T) {
 	}
 }
 
-// Concurrent Up calls on one database serialise on tern's advisory lock.
+// Concurrent Up calls on one database serialise on the migration lock.
 func TestMigrationsConcurrentUp(t *testing.T) {
 	t.Parallel()
 	dsn := newDB(t, false)
@@ -229,7 +233,7 @@ func TestMigrationsConcurrentUp(t *testing.T) {
 	}
 	conn := connect(t, dsn, pgx.QueryExecModeCacheStatement)
 	if v := schemaVersion(t, conn); v != schemaLatest {
-		t.Fatalf("version: %d, want 4", v)
+		t.Fatalf("version: %d, want %d", v, schemaLatest)
 	}
 }
 
@@ -313,5 +317,187 @@ func TestFunctionAttributes(t *testing.T) {
 		if strings.Contains(plan, call) {
 			t.Errorf("%s...) not inlined:\n%s", call, plan)
 		}
+	}
+}
+
+// Up refuses a database whose recorded versioned file differs from the
+// released one, and applies nothing.
+func TestMigrationsChecksumMismatch(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	conn := connect(t, newDB(t, true), pgx.QueryExecModeCacheStatement)
+	if _, err := conn.Exec(ctx, `
+		UPDATE pgid.schema_migrations SET checksum = repeat('0', 64) WHERE name = '002_ulid_functions.sql';
+		DELETE FROM pgid.schema_migrations WHERE version = (SELECT max(version) FROM pgid.schema_migrations)`); err != nil {
+		t.Fatal(err)
+	}
+	err := migrations.Up(ctx, conn)
+	if !errors.Is(err, migrations.ErrChecksum) || !strings.Contains(err.Error(), "002_ulid_functions.sql") ||
+		!strings.Contains(err.Error(), strings.Repeat("0", 64)) {
+		t.Fatalf("Up with a changed 002: %v, want ErrChecksum naming the file and the recorded checksum", err)
+	}
+	if v := schemaVersion(t, conn); v != schemaLatest-1 {
+		t.Errorf("Up applied something after ErrChecksum: version %d, want %d", v, schemaLatest-1)
+	}
+	if err := migrations.Down(ctx, conn); !errors.Is(err, migrations.ErrChecksum) {
+		t.Errorf("Down with a changed 002: %v, want ErrChecksum", err)
+	}
+}
+
+// Up replaces function definitions it knows to be older (or unrecorded),
+// never those a newer pgid recorded, and keeps a REVOKE on a function it
+// replaces; Down refuses versioned files it does not know.
+func TestMigrationsFunctionsStep(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	conn := connect(t, newDB(t, true), pgx.QueryExecModeCacheStatement)
+	comment := func() string {
+		var c string
+		if err := conn.QueryRow(ctx, "SELECT obj_description('pgid.ulid_to_text(uuid)'::regprocedure, 'pg_proc')").Scan(&c); err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	released := comment()
+	if _, err := conn.Exec(ctx, `
+		COMMENT ON FUNCTION pgid.ulid_to_text(uuid) IS 'a newer pgid''s';
+		REVOKE EXECUTE ON FUNCTION pgid.ulid_to_text(uuid) FROM PUBLIC;
+		UPDATE pgid.schema_migrations SET checksum = repeat('f', 64) WHERE name = 'functions/';
+		INSERT INTO pgid.schema_migrations (name, version, checksum) VALUES ('999_future.sql', 999, repeat('e', 64))`); err != nil {
+		t.Fatal(err)
+	}
+	if err := migrations.Up(ctx, conn); err != nil {
+		t.Fatalf("Up on a database a newer pgid migrated: %v", err)
+	}
+	if c := comment(); c != "a newer pgid's" {
+		t.Errorf("Up replaced a newer pgid's definitions: comment %q", c)
+	}
+	st, err := migrations.ReadStatus(ctx, conn)
+	if err != nil || st.Version != 999 || st.FunctionsCurrent || st.Functions != strings.Repeat("f", 64) ||
+		len(st.Unknown) != 1 || st.Unknown[0] != "999_future.sql" {
+		t.Errorf("status: %+v, %v", st, err)
+	}
+	if err := migrations.Down(ctx, conn); !errors.Is(err, migrations.ErrUnknownVersion) || !strings.Contains(err.Error(), "999_future.sql") {
+		t.Errorf("Down with an unknown version: %v, want ErrUnknownVersion naming it", err)
+	}
+
+	// Unrecorded definitions (NULL) are replaced; the REVOKE stays.
+	if _, err := conn.Exec(ctx, `
+		DELETE FROM pgid.schema_migrations WHERE name = '999_future.sql';
+		UPDATE pgid.schema_migrations SET checksum = NULL WHERE name = 'functions/'`); err != nil {
+		t.Fatal(err)
+	}
+	if err := migrations.Up(ctx, conn); err != nil {
+		t.Fatal(err)
+	}
+	if c := comment(); c != released {
+		t.Errorf("comment after Up replaced the definitions: %q, want %q", c, released)
+	}
+	var public, other bool
+	if err := conn.QueryRow(ctx, `SELECT has_function_privilege('public', 'pgid.ulid_to_text(uuid)', 'EXECUTE'),
+		has_function_privilege('public', 'pgid.ulid_from_text(text)', 'EXECUTE')`).Scan(&public, &other); err != nil {
+		t.Fatal(err)
+	}
+	if public || !other {
+		t.Errorf("EXECUTE for PUBLIC after Up: revoked function %v (want false), other %v (want true)", public, other)
+	}
+	if st, err := migrations.ReadStatus(ctx, conn); err != nil || !st.FunctionsCurrent || st.Version != migrations.Latest() {
+		t.Errorf("status after Up: %+v, %v", st, err)
+	}
+}
+
+// Version, Up and Down take a pgx pool, a *sql.DB and a *sql.Conn of pgx's
+// database/sql driver; another driver, or a connection inside a
+// transaction, gets ErrConn.
+func TestMigrationsDBKinds(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dsn := newDB(t, false)
+	pool, err := pgxpool.New(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	if err := migrations.Up(ctx, pool); err != nil {
+		t.Fatalf("Up on a pool: %v", err)
+	}
+	db, err := sql.Open("pgx", dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if v, err := migrations.Version(ctx, db); err != nil || v != migrations.Latest() {
+		t.Fatalf("Version on a *sql.DB: %d, %v", v, err)
+	}
+	if err := migrations.Down(ctx, db); err != nil {
+		t.Fatalf("Down on a *sql.DB: %v", err)
+	}
+	sc, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sc.Close()
+	if err := migrations.Up(ctx, sc); err != nil {
+		t.Fatalf("Up on a *sql.Conn: %v", err)
+	}
+	if v, err := migrations.Version(ctx, pool); err != nil || v != migrations.Latest() {
+		t.Fatalf("Version on a pool: %d, %v", v, err)
+	}
+
+	pq, err := sql.Open("postgres", dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pq.Close()
+	if err := migrations.Up(ctx, pq); !errors.Is(err, migrations.ErrConn) || !strings.Contains(err.Error(), "pgx/v5/stdlib") {
+		t.Errorf("Up through lib/pq: %v, want ErrConn naming pgx's driver", err)
+	}
+	var nilPool *pgxpool.Pool
+	if err := migrations.Up(ctx, nilPool); !errors.Is(err, migrations.ErrConn) {
+		t.Errorf("Up on a nil pool: %v, want ErrConn", err)
+	}
+	conn := connect(t, dsn, pgx.QueryExecModeCacheStatement)
+	if _, err := conn.Exec(ctx, "BEGIN"); err != nil {
+		t.Fatal(err)
+	}
+	if err := migrations.Down(ctx, conn); !errors.Is(err, migrations.ErrConn) || !strings.Contains(err.Error(), "transaction") {
+		t.Errorf("Down inside a transaction: %v, want ErrConn", err)
+	}
+}
+
+// A relation named like tern's version table that another role put in
+// schema public is never read: Up installs as on a fresh database, and the
+// attacker's function never runs as the owner.
+func TestMigrationsIgnoreForeignTernTable(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dsn := newDB(t, false)
+	owner := connect(t, dsn, pgx.QueryExecModeCacheStatement)
+	evil := newRole(t, owner)
+	if _, err := owner.Exec(ctx, "GRANT CREATE ON SCHEMA public TO "+evil); err != nil {
+		t.Fatal(err)
+	}
+	attacker := connect(t, withUser(dsn, evil), pgx.QueryExecModeCacheStatement)
+	if _, err := attacker.Exec(ctx, `
+		CREATE FUNCTION public.trap() RETURNS int LANGUAGE plpgsql AS
+		  $$BEGIN RAISE EXCEPTION 'trap ran as %', current_user; END$$;
+		CREATE VIEW public.pgid_schema_version AS SELECT public.trap() AS version`); err != nil {
+		t.Fatal(err)
+	}
+	if err := migrations.Up(ctx, owner); err != nil {
+		t.Fatalf("Up with a foreign public.pgid_schema_version: %v", err)
+	}
+	if st, err := migrations.ReadStatus(ctx, owner); err != nil || st.Tern || st.Version != schemaLatest || !st.FunctionsCurrent {
+		t.Fatalf("status: %+v, %v", st, err)
+	}
+	if err := migrations.Down(ctx, owner); err != nil {
+		t.Fatalf("Down: %v", err)
+	}
+	var view *string
+	if err := owner.QueryRow(ctx, "SELECT to_regclass('public.pgid_schema_version')::text").Scan(&view); err != nil || view == nil {
+		t.Errorf("Down dropped or failed on the other role's view: %v, %v", view, err)
+	}
+	if _, err := owner.Exec(ctx, "DROP VIEW public.pgid_schema_version; DROP FUNCTION public.trap()"); err != nil {
+		t.Fatal(err)
 	}
 }

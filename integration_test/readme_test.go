@@ -184,16 +184,18 @@ func TestReadmeMigrations(t *testing.T) {
 	ctx := context.Background()
 	dsn := newDB(t, false)
 
-	conn, err := pgx.Connect(ctx, dsn)
-	err = migrations.Up(ctx, conn) // idempotent; version in public.pgid_schema_version
+	conn, err := pgx.Connect(ctx, dsn) // or a *pgxpool.Pool, a *sql.DB of pgx's stdlib
+	err = migrations.Up(ctx, conn)     // idempotent; recorded in pgid.schema_migrations
 
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer conn.Close(ctx)
-	var v int
-	if err := conn.QueryRow(ctx, "SELECT version FROM public.pgid_schema_version").Scan(&v); err != nil || v < 4 {
-		t.Fatalf("version %d, %v", v, err)
+	v, err := migrations.Version(ctx, conn)
+	var recorded int
+	if err := conn.QueryRow(ctx, "SELECT max(version) FROM pgid.schema_migrations").Scan(&recorded); err != nil ||
+		v != migrations.Latest() || recorded != v {
+		t.Fatalf("version %d, recorded %d, %v; want %d", v, recorded, err, migrations.Latest())
 	}
 }
 

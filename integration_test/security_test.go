@@ -136,9 +136,9 @@ func TestSearchPathHijack(t *testing.T) {
 	if err := migrations.Up(ctx, conn); err != nil {
 		t.Fatalf("Up under search_path evil, pg_catalog: %v", err)
 	}
-	// tern creates the version table with an unqualified "int4": Up runs it
-	// under a search_path of its own, so the column is not the attacker's
-	// evil.int4 (which would also keep the attacker's role from being dropped).
+	// The version table's types are qualified: its column is not the
+	// attacker's evil.int4 (which would also keep the attacker's role from
+	// being dropped).
 	var versionType string
 	if err := conn.QueryRow(ctx, `SELECT atttypid::pg_catalog.regtype::pg_catalog.text FROM pg_catalog.pg_attribute
 		WHERE attrelid OPERATOR(pg_catalog.=) $1::pg_catalog.regclass AND attname OPERATOR(pg_catalog.=) 'version'`,
@@ -294,6 +294,16 @@ func checkAllFunctions(t *testing.T, conn *pgx.Conn, path string, covered map[st
 		t.Errorf("search_path %s: pgid._crockford_pairs() differs from the Crockford pairs", path)
 	}
 	call("_crockford_pairs")
+
+	// The alphabet objectid_to_short reads.
+	var alphabet []byte
+	if err := conn.QueryRow(ctx, "SELECT pgid._short_alphabet()").Scan(&alphabet); err != nil {
+		t.Error(err)
+	}
+	if string(alphabet) != objectidtype.ShortAlphabet {
+		t.Errorf("search_path %s: pgid._short_alphabet() %q, want %q", path, alphabet, objectidtype.ShortAlphabet)
+	}
+	call("_short_alphabet")
 
 	// The error path: pgid._parse_error, through each parser.
 	for _, c := range []struct{ fn, in, want string }{

@@ -9,16 +9,16 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/tern/v2/migrate"
 
 	"github.com/pgid/pgid/migrations"
 )
 
 // sessionSettings are set on a connection before Up and Down, which must
-// leave them as they were although tern runs RESET ALL. Custom settings
-// (SET myapp.x) are not among them: pg_settings does not list them, so Up
-// cannot know to put them back (documented at migrations.Up).
+// leave them as they were: the runner changes settings only with SET LOCAL
+// inside its transactions. Custom settings (myapp.x) are kept too; tern's
+// RESET ALL used to empty them.
 var sessionSettings = map[string]string{
+	"myapp.tenant":      "42",
 	"statement_timeout": "17s",
 	"search_path":       "app, public",
 	"application_name":  "pgid-session-test",
@@ -72,10 +72,9 @@ func TestMigrationsKeepSessionSettings(t *testing.T) {
 	}
 }
 
-// While another session holds tern's lock, Up waits at most the lock wait
-// (or until the context ends), then returns ErrLocked naming the lock and
-// its holder, and the connection stays usable. tern's own migrator waits for
-// the same key.
+// While another session holds pgid's migration lock, Up waits at most the
+// lock wait (or until the context ends), then returns ErrLocked naming the
+// lock and its holder, and the connection stays usable.
 func TestMigrationsLockWait(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -121,13 +120,15 @@ func TestMigrationsLockWait(t *testing.T) {
 	}
 	checkLocked(migrations.Down(ctx, conn, migrations.WithLockWait(0)), "Down")
 
-	// tern takes the same lock: its migrator blocks too.
+	// The lock is pgid's own: a session holding tern's lock (an
+	// application's own tern migrations) does not stop Up on a database
+	// that tern never migrated for pgid.
 	other := connect(t, dsn, pgx.QueryExecModeCacheStatement)
-	tctx, cancel = context.WithTimeout(ctx, 300*time.Millisecond)
-	_, err = migrate.NewMigrator(tctx, other, migrations.VersionTable)
-	cancel()
-	if err == nil {
-		t.Errorf("tern's NewMigrator did not wait for pg_advisory_lock(%d)", migrations.LockKey)
+	if _, err := other.Exec(ctx, "SELECT pg_advisory_lock(9628173550095224)"); err != nil {
+		t.Fatal(err)
+	}
+	if err := migrations.Up(ctx, connect(t, newDB(t, false), pgx.QueryExecModeCacheStatement), migrations.WithLockWait(0)); err != nil {
+		t.Errorf("Up while tern's lock is held elsewhere: %v", err)
 	}
 
 	if _, err := holder.Exec(ctx, "SELECT pg_advisory_unlock($1)", migrations.LockKey); err != nil {

@@ -1,132 +1,105 @@
-// Package migrations installs the PostgreSQL side of pgid: schema pgid with
-// the domains pgid.ulid (uuid) and pgid.objectid (12-byte bytea), and SQL
-// functions to read an ID's time, convert between its text forms, build
-// range bounds from a timestamptz and generate IDs for DEFAULT clauses.
-//
-// The migrations are plain SQL files embedded in [FS] and applied with
-// github.com/jackc/tern/v2 (its migrate package): [Up] brings a database to
-// the latest version, [Down] removes everything again. tern runs each file in
-// a transaction and serialises concurrent runs with an advisory lock, the
-// same lock for every tern migrator of the database (see [LockKey]); [Up] and
-// [Down] wait for it at most [DefaultLockWait] (or [WithLockWait]) and then
-// return [ErrLocked].
-//
-// tern runs RESET ALL on the connection after each migration it applies. [Up]
-// and [Down] put back every setting the session had changed with SET
-// (search_path, statement_timeout, TimeZone, application_name, ...; not
-// custom settings such as myapp.x, see [Up]), so a pooled connection comes
-// back as it was lent.
-//
-// Each file's forward part is idempotent (CREATE ... IF NOT EXISTS, CREATE OR
-// REPLACE, a DO block for the domains), so it may also be run by hand, e.g.
-// with psql, on a database that already has it.
-//
-// # Roles
-//
-// The migrations belong to the database owner (or a role that owns schema
-// pgid and may create tables in schema public). They grant USAGE on schema
-// pgid and its domains, EXECUTE on its functions and SELECT on
-// [VersionTable] to PUBLIC, so any other role can use the domains in its own
-// tables, call every function, and run [Up] when there is nothing to do. [Up]
-// with migrations to apply fails for such a role with [ErrNotOwner]. To limit
-// pgid to some roles, REVOKE those grants from PUBLIC and grant them to the
-// roles.
-//
-// # Functions
-//
-// ULID (argument and result uuid, so pgid.ulid columns fit directly):
-// pgid.ulid_time, pgid.ulid_to_text, pgid.ulid_from_text, pgid.ulid_min_at,
-// pgid.ulid_max_at, pgid.gen_ulid, and for ULIDs that are also UUIDv7
-// (ulidtype.LayoutV7) pgid.gen_ulid_v7 and pgid.ulid_is_v7. ObjectId
-// (bytea): pgid.objectid_time,
-// pgid.objectid_to_hex, pgid.objectid_from_hex, pgid.objectid_to_short,
-// pgid.objectid_from_short, pgid.objectid_min_at, pgid.objectid_max_at,
-// pgid.gen_objectid. Names starting with an underscore (pgid._parse_error,
-// pgid._crockford_pairs) are internal helpers of these, not API.
-//
-// # Search path
-//
-// No function depends on the caller's search_path: the SQL functions have
-// SQL-standard bodies (RETURN ..., so PostgreSQL 14 or newer), bound when the
-// migration creates them under a search_path of pg_catalog only; the plpgsql
-// parsers qualify every name and operator. A role that may create objects in
-// a schema on a caller's search_path cannot redirect any call inside them.
-// Migrations applied by hand must run each file in one transaction (psql
-// --single-transaction), since each file sets its search_path with SET LOCAL.
-//
-// Conversion and bound functions are IMMUTABLE STRICT PARALLEL SAFE and agree
-// with the Go packages on every input (the integration tests check it), so
-//
-//	WHERE id >= pgid.ulid_min_at($1) AND id < pgid.ulid_min_at($2)
-//
-// is answered by a range scan of the primary key, also with generic plans.
-// Bad text raises SQLSTATE 22P02 (invalid_text_representation) with a message
-// naming the length, or the character and its 0-based position, or the
-// overflow. Lengths and positions count bytes of the UTF-8 text, as Go does,
-// so a string with a multibyte character fails the same way in SQL and in
-// Go, and the input is quoted as Go's strconv.Quote quotes it (a newline
-// shows as \n). Text the server itself refuses never reaches the functions
-// and fails with another SQLSTATE: a NUL byte with 22021
-// (character_not_in_repertoire) as a bound parameter and with 08P01
-// (protocol_violation) inside the query text of the simple protocol, invalid
-// UTF-8 with 22021.
-//
-// pgid.gen_ulid, pgid.gen_ulid_v7 and pgid.gen_objectid exist for DEFAULT
-// clauses and ad-hoc SQL. They are not monotonic: two IDs from the same
-// millisecond (ULID) or second (ObjectId) are ordered at random, within one
-// backend and across backends. Generate keys in Go with ulidtype.New /
-// objectidtype.New, which are strictly increasing within a process. On
-// PostgreSQL 18, uuidv7() makes ULIDs of the UUIDv7 layout too, monotonic
-// within a backend; it does not exist before 18.
 package migrations
 
 import (
 	"context"
+	"crypto/sha256"
+	"database/sql"
 	"embed"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"io/fs"
+	"path"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
-	"github.com/jackc/tern/v2/migrate"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/jackc/pgx/v5/stdlib"
 )
 
-// FS holds the migrations, named NNN_description.sql as tern expects. The
-// forward SQL of each file is above the line
-// "---- create above / drop below ----" and the reverse SQL below it.
+// FS holds the migrations: the versioned files NNN_description.sql and the
+// function definitions functions/*.sql. Each file's forward SQL is above the
+// line "---- create above / drop below ----" (see [Marker]) and its reverse
+// SQL below it.
 //
-//go:embed *.sql
+//go:embed *.sql functions/*.sql
 var FS embed.FS
 
-// VersionTable is the table in which tern records the applied version.
-//
-// It lives in schema public, not in pgid: tern creates it before the first
-// migration runs (so schema pgid does not exist yet), and [Down] drops schema
-// pgid, which must not take tern's bookkeeping with it. The pgid_ prefix keeps
-// it apart from an application's own tern table (public.schema_version by
-// default). Creating it needs the CREATE privilege on schema public, which
-// the database owner has. [Up] grants SELECT on it to PUBLIC.
-const VersionTable = "public.pgid_schema_version"
+// Marker separates a file's forward SQL from its reverse SQL. It is the
+// marker tern used, which sqlc also knows: sqlc reads a file up to it.
+const Marker = "---- create above / drop below ----"
 
-// LockKey is the key of the session-level advisory lock that tern takes
-// around every migration run: pg_advisory_lock(9628173550095224). tern fixes
-// it for all its users, so pgid's migrations also wait for an application's
-// own tern migrations in the same database, and the other way round.
-const LockKey int64 = 9628173550095224
+// FunctionsStep is the name under which [VersionTable] records the
+// function definitions (every file of functions/, applied as one step).
+const FunctionsStep = "functions/"
+
+// VersionTable records what the runner applied: one row per versioned file
+// (name, version, checksum) and one for [FunctionsStep]. It lives in schema
+// pgid, so [Down] leaves nothing behind; [Up] grants SELECT on it to PUBLIC,
+// so any role can read the version.
+const VersionTable = "pgid.schema_migrations"
+
+// TernVersionTable is where pgid recorded its version while it used tern
+// (up to version 6, the number of files then). [Up] adopts a database that
+// has it and no [VersionTable]: it records the versions tern applied as
+// applied, without running them again, and leaves the table as it is, so an
+// older pgid still finds nothing to do. [Down] drops it.
+const TernVersionTable = "public.pgid_schema_version"
+
+// LockKey is the key of the session-level advisory lock that serialises
+// [Up] and [Down]: pg_advisory_lock(8099558334902396786), "pgidmigr" in
+// ASCII. pg_locks shows it as classid 1885825380 ("pgid", the first key of
+// package partition's locks too), objid 1835624306 and objsubid 1
+// (partition's two-key locks have objsubid 2).
+const LockKey int64 = 0x7067_6964_6d69_6772
+
+// ternLockKey is the advisory lock of every tern migrator. Adopting a
+// tern-era database takes it too, so that an older pgid (or any tern) does
+// not migrate the same database at the same moment.
+const ternLockKey int64 = 9628173550095224
 
 // DefaultLockWait is how long [Up] and [Down] wait for [LockKey] by default.
 const DefaultLockWait = 30 * time.Second
 
-// ErrLocked is returned (wrapped, with the pid holding the lock) when another
-// session held [LockKey] for the whole lock wait.
-var ErrLocked = errors.New("pgid migrations: the tern migration lock is held by another session")
+var (
+	// ErrLocked is returned (wrapped, naming the session holding the lock)
+	// when another session held [LockKey] for the whole lock wait.
+	ErrLocked = errors.New("pgid migrations: the migration lock is held by another session")
 
-// ErrNotOwner is returned (wrapped, with the server's error) when the role
-// lacks a privilege that applying or reverting the migrations needs: they
-// belong to the database owner.
-var ErrNotOwner = errors.New("pgid migrations: permission denied; the migrations belong to the database owner")
+	// ErrNotOwner is returned (wrapped, with the server's error) when the
+	// role lacks a privilege that applying or reverting the migrations
+	// needs: they belong to the database owner.
+	ErrNotOwner = errors.New("pgid migrations: permission denied; the migrations belong to the database owner")
+
+	// ErrChecksum is returned (wrapped, naming the file and both checksums)
+	// when the database recorded a versioned file whose content differs from
+	// the file of the same name in [FS]. Released files never change, so the
+	// database was migrated by a modified copy of pgid: nothing is applied.
+	ErrChecksum = errors.New("pgid migrations: an applied migration differs from the released file")
+
+	// ErrUnknownVersion is returned by [Down] (wrapped, naming the files)
+	// when the database recorded versioned files that [FS] does not have: a
+	// newer pgid migrated it, and only that pgid knows how to revert them.
+	ErrUnknownVersion = errors.New("pgid migrations: the database has migrations this pgid does not know")
+
+	// ErrConn is returned (wrapped) when the connection cannot run the
+	// migrations: a nil one, a database/sql driver other than pgx's, or a
+	// connection inside a transaction (each step commits its own).
+	ErrConn = errors.New("pgid migrations: unusable connection")
+)
+
+// DB is what [Version], [Up] and [Down] accept, as in package partition: a
+// *pgx.Conn, a *pgxpool.Pool (a connection is acquired for the call and
+// released), or a *sql.DB or *sql.Conn whose driver is pgx's
+// (github.com/jackc/pgx/v5/stdlib). The connection must not be inside a
+// transaction.
+type DB interface {
+	*pgx.Conn | *pgxpool.Pool | *sql.DB | *sql.Conn
+}
 
 // Option changes how [Up] and [Down] run.
 type Option func(*options)
@@ -141,73 +114,451 @@ func WithLockWait(d time.Duration) Option {
 	return func(o *options) { o.lockWait = d }
 }
 
-// NewMigrator returns a tern migrator for conn with the migrations of [FS]
-// loaded and [VersionTable] created if it did not exist. Use it to migrate
-// to a particular version or to read the current one; [Up] and [Down] cover
-// the common cases. Unlike them, it waits for [LockKey] without a limit and
-// leaves tern's RESET ALL in effect.
-func NewMigrator(ctx context.Context, conn *pgx.Conn) (*migrate.Migrator, error) {
-	m, err := migrate.NewMigrator(ctx, conn, VersionTable)
-	if err != nil {
-		return nil, ownerError(fmt.Errorf("pgid migrations: version table %s: %w", VersionTable, err))
-	}
-	if err := m.LoadMigrations(FS); err != nil {
-		return nil, fmt.Errorf("pgid migrations: load: %w", err)
-	}
-	return m, nil
+// step is one versioned file, or the function definitions.
+type step struct {
+	name     string // file name, or FunctionsStep
+	version  int    // NNN of the file name; 0 for the functions
+	checksum string // hex SHA-256 of the file(s)
+	up, down string
 }
 
-// Up applies every migration not yet applied to conn's database. It is safe
-// to call on every start: with nothing to do it only reads the version, which
-// any role may (see Roles in the package documentation); with migrations to
-// apply, a role that does not own the database gets [ErrNotOwner].
-//
-// It waits at most [DefaultLockWait] for [LockKey] (see [WithLockWait]) and
-// leaves conn's session settings as it found them, except custom ones
-// (SET myapp.x = ...): tern's RESET ALL empties those, and pg_settings does
-// not list them, so Up cannot put them back. Run Up on a connection of its
-// own, or before setting them, if that matters.
-func Up(ctx context.Context, conn *pgx.Conn, opts ...Option) error {
-	return run(ctx, conn, "up", opts, func(m *migrate.Migrator) error {
-		v, err := m.GetCurrentVersion(ctx)
+// Checksum returns the hex SHA-256 of a versioned file's bytes: what
+// [VersionTable] records for it.
+func Checksum(b []byte) string {
+	h := sha256.Sum256(b)
+	return hex.EncodeToString(h[:])
+}
+
+// load reads the versioned steps, in version order, and the functions step.
+func load() ([]step, step, error) {
+	names, err := fs.Glob(FS, "*.sql")
+	if err != nil {
+		return nil, step{}, err
+	}
+	slices.Sort(names)
+	var versioned []step
+	for i, name := range names {
+		v, err := strconv.Atoi(strings.SplitN(name, "_", 2)[0])
+		if err != nil || v != i+1 {
+			return nil, step{}, fmt.Errorf("pgid migrations: %s: want the name %03d_description.sql", name, i+1)
+		}
+		b, err := fs.ReadFile(FS, name)
+		if err != nil {
+			return nil, step{}, err
+		}
+		up, down, ok := strings.Cut(string(b), Marker)
+		if !ok {
+			return nil, step{}, fmt.Errorf("pgid migrations: %s: no line %q", name, Marker)
+		}
+		versioned = append(versioned, step{name: name, version: v, checksum: Checksum(b), up: up, down: down})
+	}
+	fnames, err := fs.Glob(FS, path.Join(FunctionsStep, "*.sql"))
+	if err != nil {
+		return nil, step{}, err
+	}
+	slices.Sort(fnames)
+	fn := step{name: FunctionsStep}
+	var downs []string
+	h := sha256.New()
+	for _, name := range fnames {
+		b, err := fs.ReadFile(FS, name)
+		if err != nil {
+			return nil, step{}, err
+		}
+		up, down, ok := strings.Cut(string(b), Marker)
+		if !ok {
+			return nil, step{}, fmt.Errorf("pgid migrations: %s: no line %q", name, Marker)
+		}
+		fmt.Fprintf(h, "%s\x00%d\x00", name, len(b))
+		h.Write(b)
+		fn.up += up
+		downs = append(downs, down)
+	}
+	slices.Reverse(downs)
+	fn.down = strings.Join(downs, "")
+	fn.checksum = hex.EncodeToString(h.Sum(nil))
+	return versioned, fn, nil
+}
+
+// Latest is the version [Up] brings a database to: the number of versioned
+// files in [FS].
+func Latest() int {
+	names, _ := fs.Glob(FS, "*.sql")
+	return len(names)
+}
+
+// FunctionsChecksum is the checksum of the function definitions in [FS],
+// as [VersionTable] records it for [FunctionsStep]: the SHA-256 over every
+// file of functions/, in name order, each preceded by its name and length.
+func FunctionsChecksum() string {
+	_, fn, err := load()
+	if err != nil {
+		return ""
+	}
+	return fn.checksum
+}
+
+// Status describes what a database has applied, as [Version] reads it.
+type Status struct {
+	// Version is the newest versioned file applied (0: none). For a
+	// tern-era database that [Up] has not adopted yet, the version in
+	// [TernVersionTable].
+	Version int
+	// Tern reports a tern-era database not yet adopted.
+	Tern bool
+	// Functions is the checksum recorded for the function definitions
+	// ("" if none is).
+	Functions string
+	// FunctionsCurrent reports that Functions equals [FunctionsChecksum].
+	FunctionsCurrent bool
+	// Unknown lists recorded versioned files that [FS] does not have (a
+	// newer pgid applied them).
+	Unknown []string
+}
+
+// record is one row of VersionTable.
+type record struct {
+	name     string
+	version  *int32
+	checksum *string
+}
+
+// state is what the runner read from the database.
+type state struct {
+	table   bool // VersionTable exists
+	tern    bool // TernVersionTable exists
+	ternVer int
+	records map[string]record
+}
+
+// Version returns the newest versioned migration applied to db's database
+// (0 if none). It only reads, so any role may call it.
+func Version[D DB](ctx context.Context, db D) (int, error) {
+	s, err := ReadStatus(ctx, db)
+	return s.Version, err
+}
+
+// ReadStatus reads what db's database has applied: its version and whether
+// its function definitions are those of [FS]. It only reads, so any role may
+// call it.
+func ReadStatus[D DB](ctx context.Context, db D) (Status, error) {
+	var st Status
+	err := withConn(ctx, db, func(c *pgx.Conn) error {
+		versioned, fn, err := load()
 		if err != nil {
 			return err
 		}
-		if int(v) == len(m.Migrations) {
+		s, err := readState(ctx, c)
+		if err != nil {
+			return err
+		}
+		st = s.status(versioned, fn)
+		return nil
+	})
+	if err != nil {
+		return Status{}, fmt.Errorf("pgid migrations: status: %w", err)
+	}
+	return st, nil
+}
+
+func (s state) status(versioned []step, fn step) Status {
+	var st Status
+	if !s.table {
+		if s.tern {
+			st.Version, st.Tern = s.ternVer, true
+		}
+		return st
+	}
+	for name, r := range s.records {
+		if r.version == nil {
+			continue
+		}
+		st.Version = max(st.Version, int(*r.version))
+		if !slices.ContainsFunc(versioned, func(v step) bool { return v.name == name }) {
+			st.Unknown = append(st.Unknown, name)
+		}
+	}
+	slices.Sort(st.Unknown)
+	if r, ok := s.records[FunctionsStep]; ok && r.checksum != nil {
+		st.Functions = *r.checksum
+	}
+	st.FunctionsCurrent = st.Functions == fn.checksum
+	return st
+}
+
+// readState reads VersionTable, or TernVersionTable if there is no
+// VersionTable.
+func readState(ctx context.Context, c *pgx.Conn) (state, error) {
+	var s state
+	// The tern table counts only as tern made it: a plain table of the owner
+	// of schema pgid. Anything else (a view, or a table someone else put in
+	// a schema public that all may write to) is not read at all.
+	err := c.QueryRow(ctx, `SELECT pg_catalog.to_regclass($1) IS NOT NULL,
+		coalesce((SELECT c.relkind OPERATOR(pg_catalog.=) 'r' AND c.relowner OPERATOR(pg_catalog.=) n.nspowner
+		          FROM pg_catalog.pg_class c, pg_catalog.pg_namespace n
+		          WHERE c.oid OPERATOR(pg_catalog.=) pg_catalog.to_regclass($2)
+		            AND n.nspname OPERATOR(pg_catalog.=) 'pgid'), false)`,
+		VersionTable, TernVersionTable).Scan(&s.table, &s.tern)
+	if err != nil {
+		return s, err
+	}
+	if s.tern {
+		var v *int32
+		if err := c.QueryRow(ctx, "SELECT pg_catalog.max(version) FROM "+TernVersionTable).Scan(&v); err != nil {
+			return s, fmt.Errorf("read %s: %w", TernVersionTable, err)
+		}
+		if v != nil {
+			s.ternVer = int(*v)
+		}
+	}
+	s.records = map[string]record{}
+	if !s.table {
+		return s, nil
+	}
+	rows, err := c.Query(ctx, "SELECT name, version, checksum FROM "+VersionTable)
+	if err != nil {
+		return s, fmt.Errorf("read %s: %w", VersionTable, err)
+	}
+	var r record
+	_, err = pgx.ForEachRow(rows, []any{&r.name, &r.version, &r.checksum}, func() error {
+		s.records[r.name] = r
+		return nil
+	})
+	if err != nil {
+		return s, fmt.Errorf("read %s: %w", VersionTable, err)
+	}
+	return s, nil
+}
+
+// check returns ErrChecksum if a recorded versioned file differs from its
+// file in FS.
+func (s state) check(versioned []step) error {
+	for _, v := range versioned {
+		r, ok := s.records[v.name]
+		if ok && r.checksum != nil && *r.checksum != v.checksum {
+			return fmt.Errorf("%w: %s was applied with checksum %s, the released file has %s",
+				ErrChecksum, v.name, *r.checksum, v.checksum)
+		}
+	}
+	return nil
+}
+
+// Up applies to db's database every versioned migration not yet applied,
+// each in a transaction of its own, then the function definitions if they
+// differ from those the database recorded, in one more transaction. It is
+// safe to call on every start: with nothing to do it only reads, which any
+// role may (see Roles in the package documentation); with something to
+// apply, a role that does not own the database gets [ErrNotOwner].
+//
+// Up never goes back: function definitions recorded by a newer pgid (a
+// checksum that is not in this pgid's history) stay as they are, and
+// versioned files it does not know are left alone. A versioned file whose
+// recorded checksum differs from the released one stops Up with
+// [ErrChecksum] before anything is applied.
+//
+// A tern-era database ([TernVersionTable], no [VersionTable]) is adopted
+// first: the versions tern applied are recorded as applied, without running
+// them again (their checksums as NULL: tern did not record which edition of
+// the files ran), and the function definitions, which tern-era databases
+// have in whatever edition they were given, are applied.
+//
+// Up waits at most [DefaultLockWait] for [LockKey] (see [WithLockWait]). It
+// changes nothing in the session: each step sets its search_path with SET
+// LOCAL, which ends with the step's transaction.
+func Up[D DB](ctx context.Context, db D, opts ...Option) error {
+	return run(ctx, db, "up", opts, func(c *pgx.Conn, versioned []step, fn step, s state) error {
+		if err := s.check(versioned); err != nil {
+			return err
+		}
+		for _, v := range versioned {
+			if _, ok := s.records[v.name]; ok {
+				continue
+			}
+			if err := apply(ctx, c, v, v.up, !s.table); err != nil {
+				return err
+			}
+			s.table = true
+		}
+		if !s.table {
 			return nil
 		}
-		if err := m.Migrate(ctx); err != nil {
+		if r, ok := s.records[FunctionsStep]; ok && r.checksum != nil {
+			if *r.checksum == fn.checksum {
+				return nil
+			}
+			if !slices.Contains(functionsHistory, *r.checksum) {
+				return nil // a newer pgid's definitions: never go back
+			}
+		}
+		return apply(ctx, c, fn, fn.up, false)
+	})
+}
+
+// pgidFunctions lists the OIDs of the functions in schema pgid.
+const pgidFunctions = `SELECT p.oid FROM pg_catalog.pg_proc p
+  WHERE p.pronamespace OPERATOR(pg_catalog.=) pg_catalog.to_regnamespace('pgid')`
+
+// grantNew gives EXECUTE to PUBLIC on the functions of schema pgid not in
+// before: those the functions step created. Functions it replaced keep their
+// privileges, so a REVOKE ... FROM PUBLIC stays.
+func grantNew(ctx context.Context, tx pgx.Tx, before []uint32) error {
+	rows, err := tx.Query(ctx, `SELECT p.oid::pg_catalog.regprocedure::pg_catalog.text FROM pg_catalog.pg_proc p
+		WHERE p.pronamespace OPERATOR(pg_catalog.=) pg_catalog.to_regnamespace('pgid')
+		  AND p.oid OPERATOR(pg_catalog.<>) ALL ($1::pg_catalog.oid[])`, before)
+	if err != nil {
+		return err
+	}
+	fns, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return err
+	}
+	for _, f := range fns {
+		// f is regprocedure's output: qualified and quoted where needed.
+		if _, err := tx.Exec(ctx, "GRANT EXECUTE ON FUNCTION "+f+" TO PUBLIC"); err != nil {
 			return err
 		}
-		// Let every role read the version, so that Up with nothing to do
-		// works for application roles.
-		var owner bool
-		if err := conn.QueryRow(ctx, "SELECT pg_catalog.pg_has_role(relowner, 'USAGE') FROM pg_catalog.pg_class WHERE oid = $1::pg_catalog.regclass",
-			VersionTable).Scan(&owner); err != nil {
+	}
+	return nil
+}
+
+// createTable makes VersionTable (schema pgid exists) readable by all.
+const createTable = `
+CREATE TABLE IF NOT EXISTS ` + VersionTable + ` (
+  name pg_catalog.text PRIMARY KEY,
+  version pg_catalog.int4 UNIQUE,
+  checksum pg_catalog.text,
+  applied_at pg_catalog.timestamptz NOT NULL DEFAULT pg_catalog.now(),
+  applied_by pg_catalog.name NOT NULL DEFAULT CURRENT_USER
+);
+COMMENT ON TABLE ` + VersionTable + ` IS
+  'pgid migrations applied (Go package github.com/pgid/pgid/migrations); checksum NULL: adopted from tern.';
+GRANT SELECT ON ` + VersionTable + ` TO PUBLIC`
+
+// apply runs sql (the forward SQL of st) in a transaction and records st,
+// creating VersionTable first if create.
+func apply(ctx context.Context, c *pgx.Conn, st step, sql string, create bool) error {
+	return inTx(ctx, c, st.name, func(tx pgx.Tx) error {
+		var before []uint32
+		if st.version == 0 {
+			rows, err := tx.Query(ctx, pgidFunctions)
+			if err != nil {
+				return err
+			}
+			if before, err = pgx.CollectRows(rows, pgx.RowTo[uint32]); err != nil {
+				return err
+			}
+		}
+		if _, err := tx.Exec(ctx, sql); err != nil {
 			return err
 		}
-		if owner {
-			_, err = conn.Exec(ctx, "GRANT SELECT ON "+VersionTable+" TO PUBLIC")
+		if st.version == 0 {
+			if err := grantNew(ctx, tx, before); err != nil {
+				return err
+			}
 		}
+		if create {
+			if _, err := tx.Exec(ctx, createTable); err != nil {
+				return err
+			}
+		}
+		var version *int
+		if st.version > 0 {
+			version = &st.version
+		}
+		_, err := tx.Exec(ctx, `INSERT INTO `+VersionTable+` (name, version, checksum) VALUES ($1, $2, $3)
+			ON CONFLICT (name) DO UPDATE SET checksum = excluded.checksum,
+			  applied_at = pg_catalog.now(), applied_by = CURRENT_USER`, st.name, version, st.checksum)
 		return err
 	})
 }
 
-// Down reverts every applied migration, newest first, leaving no schema pgid
-// behind (the version table stays, at version 0).
+// inTx runs f in a transaction on c and commits it.
+func inTx(ctx context.Context, c *pgx.Conn, name string, f func(pgx.Tx) error) error {
+	tx, err := c.Begin(ctx)
+	if err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	defer tx.Rollback(context.WithoutCancel(ctx))
+	if err := f(tx); err != nil {
+		return fmt.Errorf("%s: %w", name, withDetail(err))
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	return nil
+}
+
+// adoptGrants gives a tern-era database the privileges today's
+// 001_schema_and_domains.sql grants, if its 001 was an edition from before
+// they were granted: editions without pgid._parse_error (until main's
+// cd54335) granted nothing, so only the owner could use schema pgid.
+const adoptGrants = `
+SET LOCAL search_path = pg_catalog, pg_temp;
+DO $$
+BEGIN
+  IF pg_catalog.to_regprocedure('pgid._parse_error(text, text)') IS NULL THEN
+    GRANT USAGE ON SCHEMA pgid TO PUBLIC;
+    GRANT USAGE ON DOMAIN pgid.ulid, pgid.objectid TO PUBLIC;
+  END IF;
+END
+$$`
+
+// adopt records the versions a tern-era database applied, holding tern's
+// lock too so that no tern migrator runs meanwhile.
+func adopt(ctx context.Context, c *pgx.Conn, versioned []step, s *state, wait time.Duration) error {
+	if err := lock(ctx, c, ternLockKey, wait); err != nil {
+		return fmt.Errorf("adopt %s: %w", TernVersionTable, err)
+	}
+	defer unlock(ctx, c, ternLockKey)
+	fresh, err := readState(ctx, c)
+	if err != nil {
+		return err
+	}
+	*s = fresh
+	if s.table || s.ternVer <= 0 {
+		return nil
+	}
+	err = inTx(ctx, c, "adopt "+TernVersionTable, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, adoptGrants); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, createTable); err != nil {
+			return err
+		}
+		for _, v := range versioned {
+			if v.version > s.ternVer {
+				break
+			}
+			if _, err := tx.Exec(ctx, `INSERT INTO `+VersionTable+` (name, version) VALUES ($1, $2)`, v.name, v.version); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	*s, err = readState(ctx, c)
+	return err
+}
+
+// Down reverts everything [Up] applied, leaving no schema pgid behind (and
+// dropping [TernVersionTable] if it is there): first the function
+// definitions, then the versioned files, newest first, each step in a
+// transaction of its own.
 //
 // It first runs all the reverse SQL in one transaction and rolls it back:
 // while a table column, default, view or SQL-standard function body (BEGIN
 // ATOMIC or RETURN) still uses a pgid domain or function, Down returns the
-// database's dependency error (SQLSTATE 2BP01, wrapped) having dropped
-// nothing: every pgid object and the version are as before. Functions with
-// quoted bodies ($$ ... $$) that call pgid functions are not dependencies
-// PostgreSQL knows of: they do not stop Down and fail when next called.
+// database's dependency error (SQLSTATE 2BP01, wrapped, naming the
+// dependent objects) having dropped nothing. Functions with quoted bodies
+// ($$ ... $$) that call pgid functions are not dependencies PostgreSQL knows
+// of: they do not stop Down and fail when next called.
 //
-// Only if that trial succeeds does tern revert the migrations one by one. A
-// table created by another session between the trial and the real run can
-// still stop it part way; the returned error then names the migration, and
-// the version table records how far it got (Up restores the rest).
+// Only if that trial succeeds does Down revert the steps one by one. A table
+// created by another session between the trial and the real run can still
+// stop it part way; the returned error then names the step, and
+// [VersionTable] records how far it got (Up restores the rest).
 //
 // After Down and Up, other sessions that had prepared statements using pgid
 // types (pgx caches them per connection) get SQLSTATE XX000 "cache lookup
@@ -215,93 +566,159 @@ func Up(ctx context.Context, conn *pgx.Conn, opts ...Option) error {
 // created again with new OIDs. pgx then drops the statement from its cache and
 // the next call prepares it again; pools can also be reset.
 //
-// Down waits for [LockKey] and restores the session's settings as [Up] does.
-func Down(ctx context.Context, conn *pgx.Conn, opts ...Option) error {
-	return run(ctx, conn, "down", opts, func(m *migrate.Migrator) error {
-		v, err := m.GetCurrentVersion(ctx)
+// Down waits for [LockKey] as [Up] does and, like it, leaves the session as
+// it found it. A database with versioned files this pgid does not know is
+// refused with [ErrUnknownVersion].
+func Down[D DB](ctx context.Context, db D, opts ...Option) error {
+	return run(ctx, db, "down", opts, func(c *pgx.Conn, versioned []step, fn step, s state) error {
+		if err := s.check(versioned); err != nil {
+			return err
+		}
+		st := s.status(versioned, fn)
+		if len(st.Unknown) > 0 {
+			return fmt.Errorf("%w: %s", ErrUnknownVersion, strings.Join(st.Unknown, ", "))
+		}
+		if !s.table {
+			if s.tern {
+				_, err := c.Exec(ctx, "DROP TABLE "+TernVersionTable)
+				return err
+			}
+			return nil
+		}
+		applied := slices.DeleteFunc(slices.Clone(versioned), func(v step) bool {
+			_, ok := s.records[v.name]
+			return !ok
+		})
+		steps := downSteps(fn, applied, s.tern)
+		// The trial: everything in one transaction, rolled back.
+		tx, err := c.Begin(ctx)
 		if err != nil {
 			return err
 		}
-		if v <= 0 || int(v) > len(m.Migrations) {
-			return m.MigrateTo(ctx, 0) // tern reports a bad version
+		defer tx.Rollback(context.WithoutCancel(ctx))
+		for _, d := range steps {
+			for _, sql := range d.sql {
+				if _, err := tx.Exec(ctx, sql); err != nil {
+					return fmt.Errorf("refused, nothing dropped, still at version %d: %s: %w", st.Version, d.name, withDetail(err))
+				}
+			}
 		}
-		if err := tryDown(ctx, conn, m.Migrations[:v]); err != nil {
-			return fmt.Errorf("refused, nothing dropped, still at version %d: %w", v, err)
+		if err := tx.Rollback(ctx); err != nil {
+			return err
 		}
-		return m.MigrateTo(ctx, 0)
+		// The real run, one step per transaction.
+		for _, d := range steps {
+			err := inTx(ctx, c, d.name, func(tx pgx.Tx) error {
+				for _, sql := range d.sql {
+					if _, err := tx.Exec(ctx, sql); err != nil {
+						return err
+					}
+				}
+				return nil
+			})
+			if err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 }
 
-// tryDown runs the reverse SQL of migs, newest first, in a transaction that
-// it rolls back.
-func tryDown(ctx context.Context, conn *pgx.Conn, migs []*migrate.Migration) error {
-	tx, err := conn.Begin(ctx)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback(ctx)
-	for i := len(migs) - 1; i >= 0; i-- {
-		if _, err := tx.Exec(ctx, migs[i].DownSQL); err != nil {
-			// The detail lists the dependent objects: say which.
-			var pgErr *pgconn.PgError
-			if errors.As(err, &pgErr) && pgErr.Detail != "" {
-				return fmt.Errorf("%s: %w; %s", migs[i].Name, err, strings.ReplaceAll(pgErr.Detail, "\n", "; "))
-			}
-			return fmt.Errorf("%s: %w", migs[i].Name, err)
-		}
-	}
-	return nil
+// downStep is one transaction of Down.
+type downStep struct {
+	name string
+	sql  []string
 }
 
-// run takes the migration lock, builds the migrator, calls f and puts back
-// the session settings tern's RESET ALL removed.
-func run(ctx context.Context, conn *pgx.Conn, what string, opts []Option, f func(*migrate.Migrator) error) (err error) {
+// downSteps lists the transactions of Down in order: the functions, then
+// each of applied newest first; the oldest's drops the bookkeeping tables
+// before its reverse SQL drops schema pgid.
+func downSteps(fn step, applied []step, tern bool) []downStep {
+	forget := func(name string) string {
+		return "DELETE FROM " + VersionTable + " WHERE name OPERATOR(pg_catalog.=) " + quote(name)
+	}
+	out := []downStep{{fn.name, []string{fn.down, forget(fn.name)}}}
+	for i := len(applied) - 1; i > 0; i-- {
+		out = append(out, downStep{applied[i].name, []string{applied[i].down, forget(applied[i].name)}})
+	}
+	last := downStep{name: "bookkeeping", sql: []string{"DROP TABLE IF EXISTS " + VersionTable}}
+	if tern {
+		last.sql = append(last.sql, "DROP TABLE IF EXISTS "+TernVersionTable)
+	}
+	if len(applied) > 0 {
+		last.name = applied[0].name
+		last.sql = append(last.sql, applied[0].down)
+	}
+	return append(out, last)
+}
+
+// quote returns s as an SQL string literal (s never holds a quote: it is a
+// file name of FS).
+func quote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", "''") + "'"
+}
+
+// withDetail adds the server's DETAIL (the dependent objects of a refused
+// DROP) to err's message.
+func withDetail(err error) error {
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && pgErr.Detail != "" {
+		return fmt.Errorf("%w; %s", err, strings.ReplaceAll(pgErr.Detail, "\n", "; "))
+	}
+	return err
+}
+
+// run takes the migration lock on one connection of db, reads the state,
+// adopts a tern-era database and calls f.
+func run[D DB](ctx context.Context, db D, what string, opts []Option,
+	f func(c *pgx.Conn, versioned []step, fn step, s state) error) error {
 	o := options{lockWait: DefaultLockWait}
 	for _, opt := range opts {
 		opt(&o)
 	}
-	if err := lock(ctx, conn, o.lockWait); err != nil {
-		return fmt.Errorf("pgid migrations: %s: %w", what, err)
-	}
-	defer func() {
-		// A context that ended interrupted a statement; pgx closes the
-		// connection then, which releases the lock too.
-		if _, uerr := conn.Exec(context.WithoutCancel(ctx), "SELECT pg_catalog.pg_advisory_unlock($1)", LockKey); uerr != nil && err == nil && !conn.IsClosed() {
-			err = fmt.Errorf("pgid migrations: %s: unlock: %w", what, uerr)
+	err := withConn(ctx, db, func(c *pgx.Conn) error {
+		if st := c.PgConn().TxStatus(); st != 'I' {
+			return fmt.Errorf("%w: the connection is in a transaction (status %q); each step commits its own", ErrConn, st)
 		}
-	}()
-	settings, err := sessionSettings(ctx, conn)
+		versioned, fn, err := load()
+		if err != nil {
+			return err
+		}
+		if err := lock(ctx, c, LockKey, o.lockWait); err != nil {
+			return err
+		}
+		defer unlock(ctx, c, LockKey)
+		s, err := readState(ctx, c)
+		if err != nil {
+			return err
+		}
+		if !s.table && s.tern && s.ternVer > 0 {
+			if err := adopt(ctx, c, versioned, &s, o.lockWait); err != nil {
+				return err
+			}
+		}
+		return f(c, versioned, fn, s)
+	})
 	if err != nil {
-		return fmt.Errorf("pgid migrations: %s: read session settings: %w", what, err)
-	}
-	defer func() {
-		if conn.IsClosed() {
-			return
-		}
-		if rerr := restoreSettings(context.WithoutCancel(ctx), conn, settings); rerr != nil && err == nil {
-			err = fmt.Errorf("pgid migrations: %s: restore session settings: %w", what, rerr)
-		}
-	}()
-	// tern's own SQL names types unqualified (it creates the version table
-	// with "version int4"): run it with a search_path nobody else can write
-	// to. restoreSettings puts the caller's back.
-	if _, err := conn.Exec(ctx, "SELECT pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', false)"); err != nil {
-		return fmt.Errorf("pgid migrations: %s: set search_path: %w", what, err)
-	}
-	m, err := NewMigrator(ctx, conn)
-	if err != nil {
-		return err
-	}
-	if err := f(m); err != nil {
 		return ownerError(fmt.Errorf("pgid migrations: %s: %w", what, err))
 	}
 	return nil
 }
 
-// lock takes LockKey for this session, trying every 100 ms for at most wait
-// (and until ctx ends). Polling with pg_try_advisory_lock, instead of a
-// blocking pg_advisory_lock, keeps the connection usable when ctx ends.
-func lock(ctx context.Context, conn *pgx.Conn, wait time.Duration) error {
+// unlock releases the session-level advisory lock key. A context that ended
+// interrupted a statement; pgx closes the connection then, which releases
+// the lock too.
+func unlock(ctx context.Context, c *pgx.Conn, key int64) {
+	if !c.IsClosed() {
+		_, _ = c.Exec(context.WithoutCancel(ctx), "SELECT pg_catalog.pg_advisory_unlock($1)", key)
+	}
+}
+
+// lock takes the advisory lock key for this session, trying every 100 ms for
+// at most wait (and until ctx ends). Polling with pg_try_advisory_lock,
+// instead of a blocking pg_advisory_lock, keeps the connection usable when
+// ctx ends.
+func lock(ctx context.Context, conn *pgx.Conn, key int64, wait time.Duration) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -312,7 +729,7 @@ func lock(ctx context.Context, conn *pgx.Conn, wait time.Duration) error {
 		// and the try has a timeout of its own for a server that hangs.
 		qctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 		var ok bool
-		err := conn.QueryRow(qctx, "SELECT pg_catalog.pg_try_advisory_lock($1)", LockKey).Scan(&ok)
+		err := conn.QueryRow(qctx, "SELECT pg_catalog.pg_try_advisory_lock($1)", key).Scan(&ok)
 		cancel()
 		if err != nil {
 			return fmt.Errorf("lock: %w", err)
@@ -321,78 +738,39 @@ func lock(ctx context.Context, conn *pgx.Conn, wait time.Duration) error {
 			return nil
 		}
 		if !time.Now().Before(deadline) {
-			return fmt.Errorf("%w: waited %v for pg_advisory_lock(%d), held by %s", ErrLocked, wait, LockKey, lockHolder(ctx, conn))
+			return fmt.Errorf("%w: waited %v for pg_advisory_lock(%d), held by %s", ErrLocked, wait, key, lockHolder(ctx, conn, key))
 		}
 		t := time.NewTimer(min(100*time.Millisecond, time.Until(deadline)))
 		select {
 		case <-ctx.Done():
 			t.Stop()
-			return fmt.Errorf("%w: gave up waiting for pg_advisory_lock(%d), held by %s: %w", ErrLocked, LockKey, lockHolder(context.WithoutCancel(ctx), conn), ctx.Err())
+			return fmt.Errorf("%w: gave up waiting for pg_advisory_lock(%d), held by %s: %w",
+				ErrLocked, key, lockHolder(context.WithoutCancel(ctx), conn, key), ctx.Err())
 		case <-t.C:
 		}
 	}
 }
 
-// lockHolder describes the session holding LockKey, as far as pg_locks and
-// pg_stat_activity show it to this role.
-func lockHolder(ctx context.Context, conn *pgx.Conn) string {
+// lockHolder describes the session holding the advisory lock key, as far as
+// pg_locks and pg_stat_activity show it to this role.
+func lockHolder(ctx context.Context, conn *pgx.Conn, key int64) string {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	var pid int32
 	var app, state string
 	err := conn.QueryRow(ctx, `
 		SELECT l.pid, coalesce(a.application_name, ''), coalesce(a.state, '')
-		FROM pg_catalog.pg_locks l LEFT JOIN pg_catalog.pg_stat_activity a ON a.pid = l.pid
-		WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1
-		  AND l.database = (SELECT oid FROM pg_catalog.pg_database WHERE datname = pg_catalog.current_database())
-		  AND l.classid::pg_catalog.int8 = $1 AND l.objid::pg_catalog.int8 = $2
-		LIMIT 1`, LockKey>>32, LockKey&0xFFFFFFFF).Scan(&pid, &app, &state)
+		FROM pg_catalog.pg_locks l LEFT JOIN pg_catalog.pg_stat_activity a ON a.pid OPERATOR(pg_catalog.=) l.pid
+		WHERE l.locktype OPERATOR(pg_catalog.=) 'advisory' AND l.granted AND l.objsubid OPERATOR(pg_catalog.=) 1
+		  AND l.database OPERATOR(pg_catalog.=) (SELECT oid FROM pg_catalog.pg_database
+		                   WHERE datname OPERATOR(pg_catalog.=) pg_catalog.current_database())
+		  AND l.classid::pg_catalog.int8 OPERATOR(pg_catalog.=) $1
+		  AND l.objid::pg_catalog.int8 OPERATOR(pg_catalog.=) $2
+		LIMIT 1`, key>>32, key&0xFFFFFFFF).Scan(&pid, &app, &state)
 	if err != nil {
 		return "another session"
 	}
 	return fmt.Sprintf("pid %d (application_name %q, state %q)", pid, app, state)
-}
-
-// setting is one run-time parameter the session changed with SET.
-type setting struct{ name, value string }
-
-// sessionSettings returns the parameters conn's session has set with SET
-// (source "session"): what RESET ALL undoes.
-func sessionSettings(ctx context.Context, conn *pgx.Conn) ([]setting, error) {
-	rows, err := conn.Query(ctx, "SELECT name, pg_catalog.current_setting(name) FROM pg_catalog.pg_settings WHERE source = 'session'")
-	if err != nil {
-		return nil, err
-	}
-	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (setting, error) {
-		var s setting
-		err := r.Scan(&s.name, &s.value)
-		return s, err
-	})
-}
-
-// restoreSettings sets again each of settings whose value changed, and
-// resets search_path (which run sets) if the session had not set it.
-func restoreSettings(ctx context.Context, conn *pgx.Conn, settings []setting) error {
-	var errs []error
-	setPath := false
-	for _, s := range settings {
-		setPath = setPath || s.name == "search_path"
-	}
-	if !setPath {
-		if _, err := conn.Exec(ctx, "RESET search_path"); err != nil {
-			errs = append(errs, fmt.Errorf("search_path: %w", err))
-		}
-	}
-	for _, s := range settings {
-		var cur string
-		if err := conn.QueryRow(ctx, "SELECT pg_catalog.current_setting($1)", s.name).Scan(&cur); err == nil && cur == s.value {
-			continue
-		}
-		if _, err := conn.Exec(ctx, "SELECT pg_catalog.set_config($1, $2, false)", s.name, s.value); err != nil {
-			errs = append(errs, fmt.Errorf("%s: %w", s.name, err))
-		}
-	}
-	return errors.Join(errs...)
 }
 
 // ownerError wraps err with ErrNotOwner if the server refused a privilege
@@ -403,4 +781,49 @@ func ownerError(err error) error {
 		return fmt.Errorf("%w: %w", ErrNotOwner, err)
 	}
 	return err
+}
+
+// withConn runs f on one pgx connection of db.
+func withConn[D DB](ctx context.Context, db D, f func(*pgx.Conn) error) error {
+	switch v := any(db).(type) {
+	case *pgx.Conn:
+		if v != nil {
+			return f(v)
+		}
+	case *pgxpool.Pool:
+		if v != nil {
+			return v.AcquireFunc(ctx, func(c *pgxpool.Conn) error { return f(c.Conn()) })
+		}
+	case *sql.DB:
+		if v != nil {
+			c, err := v.Conn(ctx)
+			if err != nil {
+				return fmt.Errorf("get a connection: %w", err)
+			}
+			defer c.Close()
+			return rawConn(c, f)
+		}
+	case *sql.Conn:
+		if v != nil {
+			return rawConn(v, f)
+		}
+	}
+	return fmt.Errorf("%w: nil %T", ErrConn, db)
+}
+
+// rawConn runs f on the pgx connection under c.
+func rawConn(c *sql.Conn, f func(*pgx.Conn) error) error {
+	var ferr error
+	err := c.Raw(func(dc any) error {
+		pc, ok := dc.(*stdlib.Conn)
+		if !ok {
+			return fmt.Errorf("%w: the database/sql driver connection is a %T; pgid migrations need pgx's driver, github.com/jackc/pgx/v5/stdlib", ErrConn, dc)
+		}
+		ferr = f(pc.Conn())
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	return ferr
 }

@@ -1,48 +1,72 @@
 package migrations_test
 
 import (
-	"context"
 	"io/fs"
 	"strings"
 	"testing"
-
-	"github.com/jackc/tern/v2/migrate"
+	"unicode/utf8"
 
 	"github.com/pgid/pgid/migrations"
 )
 
-// The migrations load without a database; tests against a server are in
-// integration_test.
-func TestLoad(t *testing.T) {
-	m, err := migrate.NewMigrator(context.Background(), nil, migrations.VersionTable)
+// released pins the SHA-256 of every versioned file: released files never
+// change. A new versioned file gets its line here when it is added; an
+// existing line never changes.
+var released = map[string]string{
+	"001_schema_and_domains.sql": "d284d8151871b3b96044940c679873496f035923c4aa263d60647a4c6261c66c",
+	"002_ulid_functions.sql":     "126cdfc476ebedf9a3a90ec9a169a4e7fa8eafc823c255768fa85d1d2e810c4e",
+	"003_objectid_functions.sql": "1065ecde6b49e90d13b0f0d045ce1b1374be3165e0804335284fe4981882b4f1",
+	"004_partitions.sql":         "c5c15948fd4ff9cc8e4a2928bb2f2ba841c3067cceed51e72855da04cc915040",
+	"005_uuidv7.sql":             "3cdde4773c26211638be8cb4f69fc71a98fae7e33cc21fa0ae36da93ac86acb3",
+	"006_partition_safety.sql":   "cd02c057165fe67209327ad1092b8c5ed6969765a49ae9a09566fc074e503bb2",
+}
+
+// Every versioned file is as released, and every released file is there.
+func TestReleasedChecksums(t *testing.T) {
+	names, err := fs.Glob(migrations.FS, "*.sql")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := m.LoadMigrations(migrations.FS); err != nil {
-		t.Fatal(err)
+	if len(names) != len(released) || migrations.Latest() != len(released) {
+		t.Errorf("%d versioned files, Latest %d, %d released", len(names), migrations.Latest(), len(released))
 	}
-	want := []string{"001_schema_and_domains.sql", "002_ulid_functions.sql", "003_objectid_functions.sql", "004_partitions.sql", "005_uuidv7.sql", "006_partition_safety.sql"}
-	if len(m.Migrations) != len(want) {
-		t.Fatalf("got %d migrations, want %d", len(m.Migrations), len(want))
+	for _, name := range names {
+		b, err := fs.ReadFile(migrations.FS, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, ok := released[name]
+		if got := migrations.Checksum(b); !ok || got != want {
+			t.Errorf("%s has checksum %s, released %q: released files never change; "+
+				"put function changes in functions/, anything else in a new versioned file", name, got, want)
+		}
 	}
-	for i, mig := range m.Migrations {
-		if mig.Name != want[i] || mig.Sequence != int32(i+1) {
-			t.Errorf("migration %d: %s (sequence %d), want %s", i, mig.Name, mig.Sequence, want[i])
+}
+
+// The current function definitions are the last entry of the history that
+// Up uses to tell older definitions from newer ones.
+func TestFunctionsHistory(t *testing.T) {
+	h := migrations.FunctionsHistory()
+	cur := migrations.FunctionsChecksum()
+	if len(cur) != 64 {
+		t.Fatalf("FunctionsChecksum %q", cur)
+	}
+	if len(h) == 0 || h[len(h)-1] != cur {
+		t.Errorf("functions/*.sql changed: append %q to functionsHistory in history.go", cur)
+	}
+	seen := map[string]bool{}
+	for _, c := range h {
+		if seen[c] {
+			t.Errorf("functionsHistory lists %s twice", c)
 		}
-		if mig.UpSQL == "" || mig.DownSQL == "" {
-			t.Errorf("%s: every migration needs forward and reverse SQL", mig.Name)
-		}
+		seen[c] = true
 	}
 }
 
 // Every file is up to the marker idempotent SQL and has no tern template
 // syntax (tern runs files through text/template).
 func TestFiles(t *testing.T) {
-	names, err := fs.Glob(migrations.FS, "*.sql")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, name := range names {
+	for _, name := range allFiles(t) {
 		b, err := fs.ReadFile(migrations.FS, name)
 		if err != nil {
 			t.Fatal(err)
@@ -78,10 +102,7 @@ func TestFiles(t *testing.T) {
 // the caller's search_path), and every plpgsql function either fixes its
 // search_path or qualifies its operators.
 func TestFilesBindNames(t *testing.T) {
-	names, err := fs.Glob(migrations.FS, "*.sql")
-	if err != nil {
-		t.Fatal(err)
-	}
+	names := allFiles(t)
 	const setPath = "SET LOCAL search_path = pg_catalog, pg_temp;"
 	for _, name := range names {
 		b, err := fs.ReadFile(migrations.FS, name)
@@ -119,6 +140,39 @@ func TestFilesBindNames(t *testing.T) {
 				}
 			default:
 				t.Errorf("%s: %s: language %q", name, sig, lang)
+			}
+		}
+	}
+}
+
+// allFiles lists the versioned files and the function definitions.
+func allFiles(t *testing.T) []string {
+	t.Helper()
+	v, err := fs.Glob(migrations.FS, "*.sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := fs.Glob(migrations.FS, "functions/*.sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(v) == 0 || len(f) == 0 {
+		t.Fatalf("%d versioned files, %d function files", len(v), len(f))
+	}
+	return append(v, f...)
+}
+
+// Every SQL line fits in 120 characters, so that a person can review it;
+// go generate ./migrations keeps the generated parts so.
+func TestLineLength(t *testing.T) {
+	for _, name := range allFiles(t) {
+		b, err := fs.ReadFile(migrations.FS, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, line := range strings.Split(string(b), "\n") {
+			if n := utf8.RuneCountInString(line); n > 120 {
+				t.Errorf("%s:%d: %d characters, want at most 120", name, i+1, n)
 			}
 		}
 	}

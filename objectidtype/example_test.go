@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgtype"
@@ -104,4 +105,10 @@ func Example_pgx() {
 	// 4e7020cb7cac81af7136236b
 	// \x4e7020cb7cac81af7136236b
 	// true true
+}
+
+func ExampleShortAlphabet() {
+	id := objectidtype.MustParse("4e7020cb7cac81af7136236b")
+	fmt.Println(id.Short(), strings.Trim(id.Short(), objectidtype.ShortAlphabet) == "", len(objectidtype.ShortAlphabet))
+	// Output: jD0wOTOIwqZNdydH true 64
 }

@@ -3,6 +3,7 @@ package ulidtype_test
 import (
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgtype"
@@ -121,4 +122,10 @@ func Example_pgx() {
 	// 01GFGGMBFGB5WKXBN7S84ATRDG
 	// []ULID, OID 0, unregistered: true
 	// []ULID, OID 0, registered: {0183e10a-2df0-5979-3eae-a7ca08ad61b0}
+}
+
+func ExampleAlphabet() {
+	id := ulidtype.MustParse("01ARZ3NDEKTSV4RRFFQ69G5FAV")
+	fmt.Println(strings.Trim(id.String(), ulidtype.Alphabet) == "", len(ulidtype.Alphabet))
+	// Output: true 32
 }

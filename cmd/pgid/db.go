@@ -49,11 +49,7 @@ func cmdMigrate(ctx context.Context, e *env, args []string) error {
 	}
 	defer conn.Close(context.Background())
 	cfg := conn.Config()
-	m, err := migrations.NewMigrator(ctx, conn)
-	if err != nil {
-		return err
-	}
-	before, err := m.GetCurrentVersion(ctx)
+	before, err := migrations.Version(ctx, conn)
 	if err != nil {
 		return err
 	}
@@ -65,7 +61,7 @@ func cmdMigrate(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	after, err := m.GetCurrentVersion(ctx)
+	after, err := migrations.Version(ctx, conn)
 	if err != nil {
 		return err
 	}
@@ -73,7 +69,7 @@ func cmdMigrate(ctx context.Context, e *env, args []string) error {
 		return writeJSON(e.stdout, map[string]any{"database": cfg.Database, "direction": dir, "from_version": before, "to_version": after})
 	}
 	fmt.Fprintf(e.stdout, "migrate %s: database %s on %s:%d, version %d -> %d (%d migrations, recorded in %s)\n",
-		dir, cfg.Database, cfg.Host, cfg.Port, before, after, len(m.Migrations), migrations.VersionTable)
+		dir, cfg.Database, cfg.Host, cfg.Port, before, after, migrations.Latest(), migrations.VersionTable)
 	return nil
 }
 

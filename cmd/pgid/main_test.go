@@ -858,7 +858,7 @@ func TestSchemaAppliesLikeMigrate(t *testing.T) {
 	}
 	const catalog = `
 SELECT p.oid::regprocedure::text || ' ' || pg_get_functiondef(p.oid) || ' ' || p.provolatile::text || p.proparallel::text ||
-       p.proisstrict::text || coalesce(p.proconfig::text, '') || coalesce(p.proacl::text, '')
+       p.proisstrict::text || coalesce(p.proconfig::text, '') || coalesce(p.proacl, acldefault('f', p.proowner))::text
 FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = 'pgid'
 UNION ALL
 SELECT t.typname || ' ' || format_type(t.typbasetype, t.typtypmod) || ' ' || coalesce(string_agg(pg_get_constraintdef(c.oid), ', '), '')

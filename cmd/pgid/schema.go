@@ -14,17 +14,19 @@ import (
 
 // ---- schema
 
-// schemaMarker ends the forward part of a migration file.
-const schemaMarker = "---- create above / drop below ----"
-
 // schemaSQL is pgid's schema as one SQL text for sqlc (or any tool that
-// reads DDL): the forward part of every migration, in order.
+// reads DDL): the forward part of every versioned migration, in order, then
+// of every function definition file, as migrations.Up applies them.
 func schemaSQL() ([]byte, error) {
-	names, err := fs.Glob(migrations.FS, "*.sql")
-	if err != nil {
-		return nil, err
+	var names []string
+	for _, pattern := range []string{"*.sql", migrations.FunctionsStep + "*.sql"} {
+		m, err := fs.Glob(migrations.FS, pattern)
+		if err != nil {
+			return nil, err
+		}
+		sort.Strings(m)
+		names = append(names, m...)
 	}
-	sort.Strings(names)
 	var b bytes.Buffer
 	b.WriteString("-- pgid's PostgreSQL schema (schema pgid: domains pgid.ulid and pgid.objectid, their\n" +
 		"-- functions), written by `pgid schema` for sqlc's `schema:` list or another migration tool.\n" +
@@ -37,7 +39,7 @@ func schemaSQL() ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		up, _, _ := strings.Cut(string(src), schemaMarker)
+		up, _, _ := strings.Cut(string(src), migrations.Marker)
 		fmt.Fprintf(&b, "\n-- ==== %s ====\n\n%s\n", name, strings.TrimSpace(up))
 	}
 	return b.Bytes(), nil

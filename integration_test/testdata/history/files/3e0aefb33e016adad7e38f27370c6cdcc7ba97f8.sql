@@ -1,0 +1,177 @@
+-- ObjectId functions: time, hex and short text forms, range bounds,
+-- generation.
+--
+-- An ObjectId is 12 bytes, big-endian: 4-byte Unix seconds, then 8 bytes that
+-- make it unique (Go: 5 process-random bytes and a 3-byte counter). It is
+-- stored as bytea (domain pgid.objectid, CHECK octet_length = 12), whose
+-- comparison is memcmp, so ORDER BY and range predicates follow time, to the
+-- second.
+--
+-- The bytea -> text/time functions cast their argument to pgid.objectid, so a
+-- value that is not 12 bytes raises the domain's check violation (23514)
+-- instead of giving a wrong answer. SQL-standard bodies bound at creation,
+-- as in the ULID file. Idempotent: CREATE OR REPLACE throughout.
+
+SET LOCAL search_path = pg_catalog, pg_temp;
+
+-- pgid.objectid_time: the creation time, to the second.
+CREATE OR REPLACE FUNCTION pgid.objectid_time(id bytea) RETURNS timestamptz
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+RETURN to_timestamp(('x' || encode(substring(id::pgid.objectid FROM 1 FOR 4), 'hex'))::bit(32)::int8::float8);
+
+COMMENT ON FUNCTION pgid.objectid_time(bytea) IS
+  'Creation time of an ObjectId: its first 4 bytes as Unix seconds. Agrees with Go objectidtype.ObjectID.Time().';
+
+-- pgid.objectid_to_hex / pgid.objectid_from_hex: the canonical 24-character
+-- lower-case hex form.
+CREATE OR REPLACE FUNCTION pgid.objectid_to_hex(id bytea) RETURNS text
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+RETURN encode(id::pgid.objectid, 'hex');
+
+COMMENT ON FUNCTION pgid.objectid_to_hex(bytea) IS
+  'Canonical ObjectId text: 24 lower-case hex digits. Agrees with Go objectidtype.ObjectID.String() / Hex().';
+
+-- plpgsql, schema-qualified throughout, for the reasons given at
+-- pgid.ulid_from_text; t holds the value of each byte as a hex digit (16
+-- outside the alphabet).
+CREATE OR REPLACE FUNCTION pgid.objectid_from_hex(s text) RETURNS bytea
+LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE AS $$
+DECLARE
+  b constant pg_catalog.bytea := pg_catalog.convert_to(s, 'UTF8');
+  t constant pg_catalog.bytea := E'\\x1010101010101010101010101010101010101010101010101010101010101010'
+    '1010101010101010101010101010101000010203040506070809101010101010'
+    '100a0b0c0d0e0f10101010101010101010101010101010101010101010101010'
+    '100a0b0c0d0e0f10101010101010101010101010101010101010101010101010'
+    '1010101010101010101010101010101010101010101010101010101010101010'
+    '1010101010101010101010101010101010101010101010101010101010101010'
+    '1010101010101010101010101010101010101010101010101010101010101010'
+    '1010101010101010101010101010101010101010101010101010101010101010';
+BEGIN
+  IF pg_catalog.octet_length(b) OPERATOR(pg_catalog.=) 24 THEN
+    IF (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 0)) OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 1)) OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 2)) OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 3)) OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 4)) OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 5)) OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 6)) OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 7)) OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 8)) OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 9)) OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 10)) OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 11)) OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 12)) OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 13)) OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 14)) OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 15)) OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 16)) OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 17)) OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 18)) OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 19)) OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 20)) OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 21)) OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 22)) OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 23))) OPERATOR(pg_catalog.<) 16 THEN
+      RETURN pg_catalog.decode(s, 'hex');
+    END IF;
+  END IF;
+  RETURN pgid._parse_error('hex', s)::pg_catalog.bytea;
+END
+$$;
+
+COMMENT ON FUNCTION pgid.objectid_from_hex(text) IS
+  'Parses 24 hex digits (either case) into a 12-byte ObjectId; anything else raises SQLSTATE 22P02 naming the length in bytes or the character and its 0-based byte position.';
+
+-- pgid.objectid_to_short / pgid.objectid_from_short: the 16-character
+-- URL-safe short form: 96 bits in 6-bit groups, most significant first, over
+-- the alphabet 0-9 a-z A-Z - _. The short form does not sort like the bytes.
+-- Each group is read with get_byte and looked up in the alphabet; the first
+-- lookup reads id as pgid.objectid, so a wrong length fails there (23514).
+CREATE OR REPLACE FUNCTION pgid.objectid_to_short(id bytea) RETURNS text
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+RETURN encode(
+    substr('0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-_'::bytea, ((get_byte(id::pgid.objectid, 0) >> 2) & 63) + 1, 1)
+    || substr('0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-_'::bytea, (((get_byte(id, 0) << 8 | get_byte(id, 1)) >> 4) & 63) + 1, 1)
+    || substr('0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-_'::bytea, (((get_byte(id, 1) << 8 | get_byte(id, 2)) >> 6) & 63) + 1, 1)
+    || substr('0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-_'::bytea, (get_byte(id, 2) & 63) + 1, 1)
+    || substr('0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-_'::bytea, ((get_byte(id, 3) >> 2) & 63) + 1, 1)
+    || substr('0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-_'::bytea, (((get_byte(id, 3) << 8 | get_byte(id, 4)) >> 4) & 63) + 1, 1)
+    || substr('0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-_'::bytea, (((get_byte(id, 4) << 8 | get_byte(id, 5)) >> 6) & 63) + 1, 1)
+    || substr('0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-_'::bytea, (get_byte(id, 5) & 63) + 1, 1)
+    || substr('0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-_'::bytea, ((get_byte(id, 6) >> 2) & 63) + 1, 1)
+    || substr('0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-_'::bytea, (((get_byte(id, 6) << 8 | get_byte(id, 7)) >> 4) & 63) + 1, 1)
+    || substr('0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-_'::bytea, (((get_byte(id, 7) << 8 | get_byte(id, 8)) >> 6) & 63) + 1, 1)
+    || substr('0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-_'::bytea, (get_byte(id, 8) & 63) + 1, 1)
+    || substr('0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-_'::bytea, ((get_byte(id, 9) >> 2) & 63) + 1, 1)
+    || substr('0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-_'::bytea, (((get_byte(id, 9) << 8 | get_byte(id, 10)) >> 4) & 63) + 1, 1)
+    || substr('0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-_'::bytea, (((get_byte(id, 10) << 8 | get_byte(id, 11)) >> 6) & 63) + 1, 1)
+    || substr('0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-_'::bytea, (get_byte(id, 11) & 63) + 1, 1),
+    'escape');
+
+COMMENT ON FUNCTION pgid.objectid_to_short(bytea) IS
+  'ObjectId short form: 16 URL-safe characters (alphabet 0-9 a-z A-Z - _, 6 bits each, most significant first); not order-preserving. Agrees with Go objectidtype.ObjectID.Short().';
+
+-- plpgsql, schema-qualified throughout, as pgid.ulid_from_text; t holds
+-- the short-form value of each byte (64 outside the alphabet), and the 12
+-- bytes are four 24-bit words of four characters each.
+CREATE OR REPLACE FUNCTION pgid.objectid_from_short(s text) RETURNS bytea
+LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE AS $$
+DECLARE
+  b constant pg_catalog.bytea := pg_catalog.convert_to(s, 'UTF8');
+  t constant pg_catalog.bytea := E'\\x4040404040404040404040404040404040404040404040404040404040404040'
+    '404040404040404040404040403e404000010203040506070809404040404040'
+    '402425262728292a2b2c2d2e2f303132333435363738393a3b3c3d404040403f'
+    '400a0b0c0d0e0f101112131415161718191a1b1c1d1e1f202122234040404040'
+    '4040404040404040404040404040404040404040404040404040404040404040'
+    '4040404040404040404040404040404040404040404040404040404040404040'
+    '4040404040404040404040404040404040404040404040404040404040404040'
+    '4040404040404040404040404040404040404040404040404040404040404040';
+BEGIN
+  IF pg_catalog.octet_length(b) OPERATOR(pg_catalog.=) 16 THEN
+    IF (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 0)) OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 1)) OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 2)) OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 3)) OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 4)) OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 5)) OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 6)) OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 7)) OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 8)) OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 9)) OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 10)) OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 11)) OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 12)) OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 13)) OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 14)) OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 15))) OPERATOR(pg_catalog.<) 64 THEN
+      RETURN pg_catalog.substr(pg_catalog.int4send((pg_catalog.get_byte(t, pg_catalog.get_byte(b, 0)) OPERATOR(pg_catalog.<<) 18) OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 1)) OPERATOR(pg_catalog.<<) 12) OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 2)) OPERATOR(pg_catalog.<<) 6) OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 3))), 2, 3)
+      OPERATOR(pg_catalog.||) pg_catalog.substr(pg_catalog.int4send((pg_catalog.get_byte(t, pg_catalog.get_byte(b, 4)) OPERATOR(pg_catalog.<<) 18) OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 5)) OPERATOR(pg_catalog.<<) 12) OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 6)) OPERATOR(pg_catalog.<<) 6) OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 7))), 2, 3)
+      OPERATOR(pg_catalog.||) pg_catalog.substr(pg_catalog.int4send((pg_catalog.get_byte(t, pg_catalog.get_byte(b, 8)) OPERATOR(pg_catalog.<<) 18) OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 9)) OPERATOR(pg_catalog.<<) 12) OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 10)) OPERATOR(pg_catalog.<<) 6) OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 11))), 2, 3)
+      OPERATOR(pg_catalog.||) pg_catalog.substr(pg_catalog.int4send((pg_catalog.get_byte(t, pg_catalog.get_byte(b, 12)) OPERATOR(pg_catalog.<<) 18) OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 13)) OPERATOR(pg_catalog.<<) 12) OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 14)) OPERATOR(pg_catalog.<<) 6) OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 15))), 2, 3);
+    END IF;
+  END IF;
+  RETURN pgid._parse_error('short', s)::pg_catalog.bytea;
+END
+$$;
+
+COMMENT ON FUNCTION pgid.objectid_from_short(text) IS
+  'Parses the 16-character short form (case-sensitive, alphabet 0-9 a-z A-Z - _) into a 12-byte ObjectId; anything else raises SQLSTATE 22P02 naming the length in bytes or the character and its 0-based byte position.';
+
+-- pgid.objectid_min_at / pgid.objectid_max_at: the smallest / largest
+-- ObjectId of the second of t: t's Unix seconds (floored: 10:00:00.9 is in
+-- second 10:00:00; clamped to [0, 2^32-1]) then 8 zero / 0xff bytes, like Go
+-- objectidtype.MinAt / MaxAt.
+-- Half-open range: id >= pgid.objectid_min_at(t1) AND id < pgid.objectid_min_at(t2)
+-- covers the whole seconds from t1's up to, not including, t2's.
+-- Inlinable, as pgid.ulid_min_at (same construction).
+CREATE OR REPLACE FUNCTION pgid.objectid_min_at(t timestamptz) RETURNS bytea
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+RETURN decode(lpad(to_hex(numeric_smaller(numeric_larger(floor(extract(epoch FROM timezone('UTC', t))), 0),
+                                          4294967295)::int8), 8, '0')
+              || '0000000000000000', 'hex');
+
+COMMENT ON FUNCTION pgid.objectid_min_at(timestamptz) IS
+  'Smallest ObjectId of the second of t: Unix seconds (floored, clamped to [0, 2^32-1]) then 8 zero bytes. Range [t1, t2): id >= objectid_min_at(t1) AND id < objectid_min_at(t2). Agrees with Go objectidtype.MinAt.';
+
+CREATE OR REPLACE FUNCTION pgid.objectid_max_at(t timestamptz) RETURNS bytea
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+RETURN decode(lpad(to_hex(numeric_smaller(numeric_larger(floor(extract(epoch FROM timezone('UTC', t))), 0),
+                                          4294967295)::int8), 8, '0')
+              || 'ffffffffffffffff', 'hex');
+
+COMMENT ON FUNCTION pgid.objectid_max_at(timestamptz) IS
+  'Largest ObjectId of the second of t: Unix seconds (floored, clamped to [0, 2^32-1]) then 8 0xff bytes. Agrees with Go objectidtype.MaxAt.';
+
+-- pgid.gen_objectid: a new ObjectId from clock_timestamp() and 8 random bytes
+-- taken from two gen_random_uuid() values, skipping their version and
+-- variant bits: hex digits 17..31 of one and 0 of the other. For DEFAULT
+-- clauses. Unlike Go's generator it has no process-unique prefix and no
+-- counter, so it is not monotonic within a second.
+CREATE OR REPLACE FUNCTION pgid.gen_objectid() RETURNS bytea
+LANGUAGE sql VOLATILE PARALLEL SAFE
+RETURN decode(lpad(to_hex(floor(extract(epoch FROM timezone('UTC', clock_timestamp())))::int8), 8, '0')
+              || substr(replace(gen_random_uuid()::text, '-', ''), 18, 15)
+              || substr(replace(gen_random_uuid()::text, '-', ''), 1, 1), 'hex');
+
+COMMENT ON FUNCTION pgid.gen_objectid() IS
+  'New ObjectId: clock_timestamp() in seconds and 8 random bytes. Not monotonic within a second, within or across backends; generate keys with Go objectidtype.New() where order matters and use this for DEFAULT clauses and ad-hoc SQL.';
+
+GRANT EXECUTE ON FUNCTION pgid.objectid_time(bytea), pgid.objectid_to_hex(bytea),
+  pgid.objectid_from_hex(text), pgid.objectid_to_short(bytea),
+  pgid.objectid_from_short(text),
+  pgid.objectid_min_at(timestamptz), pgid.objectid_max_at(timestamptz), pgid.gen_objectid() TO PUBLIC;
+
+---- create above / drop below ----
+
+SET LOCAL search_path = pg_catalog, pg_temp;
+
+DROP FUNCTION IF EXISTS pgid.gen_objectid();
+DROP FUNCTION IF EXISTS pgid.objectid_max_at(timestamptz);
+DROP FUNCTION IF EXISTS pgid.objectid_min_at(timestamptz);
+DROP FUNCTION IF EXISTS pgid.objectid_from_short(text);
+DROP FUNCTION IF EXISTS pgid.objectid_to_short(bytea);
+DROP FUNCTION IF EXISTS pgid.objectid_from_hex(text);
+DROP FUNCTION IF EXISTS pgid.objectid_to_hex(bytea);
+DROP FUNCTION IF EXISTS pgid.objectid_time(bytea);

@@ -1,0 +1,129 @@
+// Package migrations installs the PostgreSQL side of pgid: schema pgid with
+// the domains pgid.ulid (uuid) and pgid.objectid (12-byte bytea), and SQL
+// functions to read an ID's time, convert between its text forms, build
+// range bounds from a timestamptz, generate IDs for DEFAULT clauses and keep
+// time partitions.
+//
+// # Files and steps
+//
+// [FS] holds two kinds of SQL file, each with its forward SQL above
+// [Marker] and its reverse SQL below:
+//
+//   - Versioned files, NNN_description.sql: schema, domains, tables, and
+//     whatever CREATE OR REPLACE cannot do (dropping a function, changing
+//     its arguments or result type). Each runs once per database, in a
+//     transaction of its own, and [VersionTable] records its SHA-256. A
+//     released file never changes: a test pins every checksum, and [Up]
+//     refuses a database whose recorded checksum differs ([ErrChecksum]).
+//   - Function definitions, functions/*.sql: every function, as it is
+//     today, in CREATE OR REPLACE statements. They form one step,
+//     [FunctionsStep], applied again (all files, in name order, in one
+//     transaction) whenever their combined checksum differs from the one
+//     the database recorded. A fix to a function therefore reaches every
+//     database, whatever version it started from; CREATE OR REPLACE keeps
+//     what depends on the functions (columns' defaults, views, other
+//     functions' SQL-standard bodies) and their privileges.
+//
+// [Up] runs the pending versioned files first, then the functions. So a
+// versioned file may not use a pgid function that the same [Up] has yet to
+// create; a new function that a versioned file needs goes into that file
+// too (the functions step then replaces it with the same definition).
+//
+// Up never goes back: it knows the checksum of every edition of the
+// function definitions ever released (a test makes sure the list ends with
+// the current one), and leaves alone definitions with a checksum it does not
+// know, which a newer pgid applied. So an older and a newer release that
+// run Up while a deployment rolls over do not undo each other.
+//
+// # Adopting tern-era databases
+//
+// pgid used github.com/jackc/tern until version 6, with its version in
+// [TernVersionTable]. [Up] adopts such a database once: it records the
+// versions tern applied (checksum NULL: tern-era files were edited after
+// they were applied, so which edition ran is unknown) without running them
+// again, then applies the function definitions, which brings every function
+// to today's definition. One privilege is repaired on the way: editions of
+// 001 before main's cd54335 granted nothing, so on a database without
+// pgid._parse_error adoption grants USAGE on schema pgid and its domains to
+// PUBLIC, as today's 001 does. The tern table stays as it is; an older pgid
+// then finds its version and does nothing. Only a plain table owned by the
+// owner of schema pgid counts, as tern made it: a table or view of that name
+// that another role put in schema public is never read. Adoption writes, so
+// the owner's Up must run once: until then an application role's Up returns
+// [ErrNotOwner]. Adoption takes tern's advisory lock as well as [LockKey],
+// so it never runs while a tern migrator does.
+//
+// # Sessions and locks
+//
+// [Up] and [Down] take the session-level advisory lock [LockKey], pgid's
+// own, waiting at most [DefaultLockWait] (or [WithLockWait]) before they
+// return [ErrLocked] naming the session holding it. Each step sets its
+// search_path with SET LOCAL, ending with its transaction, and the runner's
+// own statements qualify every name and operator: the caller's session
+// settings (search_path, custom settings, ...) are as they were, and a
+// schema on the caller's search_path cannot redirect anything.
+//
+// Each file's forward part is idempotent (CREATE ... IF NOT EXISTS, CREATE OR
+// REPLACE, a DO block for the domains), so it may also be run by hand, e.g.
+// with psql --single-transaction, on a database that already has it.
+//
+// # Roles
+//
+// The migrations belong to the database owner (or a role that owns schema
+// pgid). They grant USAGE on schema pgid and its domains, EXECUTE on its
+// functions and SELECT on [VersionTable] to PUBLIC, so any other role can use
+// the domains in its own tables, call every function, and run [Up] when
+// there is nothing to do. [Up] with something to apply fails for such a role
+// with [ErrNotOwner]. To limit pgid to some roles, REVOKE those grants from
+// PUBLIC and grant them to the roles.
+//
+// # Functions
+//
+// ULID (argument and result uuid, so pgid.ulid columns fit directly):
+// pgid.ulid_time, pgid.ulid_to_text, pgid.ulid_from_text, pgid.ulid_min_at,
+// pgid.ulid_max_at, pgid.gen_ulid, and for ULIDs that are also UUIDv7
+// (ulidtype.LayoutV7) pgid.gen_ulid_v7 and pgid.ulid_is_v7. ObjectId
+// (bytea): pgid.objectid_time, pgid.objectid_to_hex, pgid.objectid_from_hex,
+// pgid.objectid_to_short, pgid.objectid_from_short, pgid.objectid_min_at,
+// pgid.objectid_max_at, pgid.gen_objectid. Partitions: see package
+// github.com/pgid/pgid/partition. Names starting with an underscore
+// (pgid._parse_error, pgid._crockford_pairs, pgid._short_alphabet) are
+// internal helpers of these,
+// not API.
+//
+// # Search path
+//
+// No function depends on the caller's search_path: the SQL functions have
+// SQL-standard bodies (RETURN ..., so PostgreSQL 14 or newer), bound when the
+// migration creates them under a search_path of pg_catalog only; the plpgsql
+// functions fix their search_path or qualify every name and operator. A role
+// that may create objects in a schema on a caller's search_path cannot
+// redirect any call inside them.
+//
+// Conversion and bound functions are IMMUTABLE STRICT PARALLEL SAFE and agree
+// with the Go packages on every input (the integration tests check it), so
+//
+//	WHERE id >= pgid.ulid_min_at($1) AND id < pgid.ulid_min_at($2)
+//
+// is answered by a range scan of the primary key, also with generic plans.
+// Bad text raises SQLSTATE 22P02 (invalid_text_representation) with a message
+// naming the length, or the character and its 0-based position, or the
+// overflow. Lengths and positions count bytes of the UTF-8 text, as Go does,
+// so a string with a multibyte character fails the same way in SQL and in
+// Go, and the input is quoted as Go's strconv.Quote quotes it (a newline
+// shows as \n). Text the server itself refuses never reaches the functions
+// and fails with another SQLSTATE: a NUL byte with 22021
+// (character_not_in_repertoire) as a bound parameter and with 08P01
+// (protocol_violation) inside the query text of the simple protocol, invalid
+// UTF-8 with 22021.
+//
+// pgid.gen_ulid, pgid.gen_ulid_v7 and pgid.gen_objectid exist for DEFAULT
+// clauses and ad-hoc SQL. They are not monotonic: two IDs from the same
+// millisecond (ULID) or second (ObjectId) are ordered at random, within one
+// backend and across backends. Generate keys in Go with ulidtype.New /
+// objectidtype.New, which are strictly increasing within a process. On
+// PostgreSQL 18, uuidv7() makes ULIDs of the UUIDv7 layout too, monotonic
+// within a backend; it does not exist before 18.
+package migrations
+
+//go:generate go run ./internal/gensql

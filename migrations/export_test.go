@@ -1,0 +1,4 @@
+package migrations
+
+// FunctionsHistory exposes functionsHistory to the tests.
+func FunctionsHistory() []string { return functionsHistory }

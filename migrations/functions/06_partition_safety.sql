@@ -1,0 +1,607 @@
+-- Partition maintenance that cannot lose data or stop a table (issue 17).
+--
+-- 1. Session independence. plpgsql compiles a function body with the
+--    session's standard_conforming_strings, and keeps the compiled function
+--    for the session: under standard_conforming_strings = off the '\x' and
+--    the regular expressions of 004 meant something else (bytea partitions
+--    bounded by the ASCII text x6ae6..., list_partitions failing). Every 004
+--    plpgsql function now pins, besides its search_path, the settings its
+--    text depends on: standard_conforming_strings, DateStyle, IntervalStyle,
+--    TimeZone and bytea_output. A SET clause is in force while the function
+--    is compiled as well as while it runs, and is undone on exit.
+--
+-- 2. Retirement never holds creation hostage. pgid.ensure_partitions
+--    creates first, then retires each expired partition with
+--    pgid.retire_partition, which runs in a subtransaction of its own and
+--    reports, instead of raising, what it could not do: the result row has
+--    action 'kept' and a WARNING (SQLSTATE PGI07) carries the reason,
+--    DETAIL and HINT. Rows in the DEFAULT partition are reported on every
+--    run: action 'default' and a WARNING (PGI08).
+--
+-- 3. Foreign keys. A partition no row references is retired (DETACH first:
+--    DROP TABLE on a partition of a referenced table fails with 2BP01);
+--    rows that reference it through ON DELETE CASCADE / SET NULL / SET
+--    DEFAULT get their declared action first, by deleting the referenced
+--    rows of the partition (PostgreSQL's own foreign-key triggers act);
+--    a partition still referenced through NO ACTION / RESTRICT is kept and
+--    reported. Nothing is ever dropped with CASCADE.
+--
+-- 4. Safety rail: before any deletion, the partition's largest key (an index
+--    probe) must be older than the cut.
+--
+-- 5. Spans: pgid.partition_span checks widths and retentions with the rules
+--    of Go's partition.ParseSpan: positive, whole months (at most 12000) or
+--    whole seconds (at most 9223372036), never both.
+--
+-- Idempotent: CREATE OR REPLACE throughout.
+
+SET LOCAL search_path = pg_catalog, pg_temp;
+
+-- pgid.partition_span: months and seconds of a width or retention, or error
+-- PGI06 naming what (width, retention) and why; the rules of Go's
+-- partition.ParseSpan and Span: positive; whole months, at most 12000, or a
+-- whole number of seconds, at most 9223372036 (the longest Go
+-- time.Duration); never both.
+CREATE OR REPLACE FUNCTION pgid.partition_span(what text, span interval, OUT months integer, OUT seconds bigint)
+LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+SET standard_conforming_strings = on
+SET DateStyle = 'ISO, YMD'
+SET IntervalStyle = postgres
+SET TimeZone = 'UTC'
+SET bytea_output = hex AS $$
+DECLARE
+  m numeric := extract(year FROM span) * 12 + extract(month FROM span);
+  secs numeric := extract(epoch FROM span
+                          - make_interval(months => (extract(year FROM span) * 12
+                                                     + extract(month FROM span))::integer));
+BEGIN
+  IF m < 0 OR secs < 0 OR (m = 0 AND secs = 0) THEN
+    RAISE EXCEPTION USING ERRCODE = 'PGI06', MESSAGE = format('pgid: %s %s is not positive', what, span);
+  END IF;
+  IF m > 0 AND secs <> 0 THEN
+    RAISE EXCEPTION USING ERRCODE = 'PGI06',
+      MESSAGE = format('pgid: %s %s mixes months with days or time', what, span),
+      HINT = 'Use whole months (''1 month'', ''3 months'') or a fixed duration (''30 days'', ''6 hours'').';
+  END IF;
+  IF m > 12000 THEN
+    RAISE EXCEPTION USING ERRCODE = 'PGI06', MESSAGE = format('pgid: %s %s is more than 12000 months', what, span);
+  END IF;
+  IF secs <> trunc(secs) THEN
+    RAISE EXCEPTION USING ERRCODE = 'PGI06',
+      MESSAGE = format('pgid: %s %s is not a whole number of seconds', what, span);
+  END IF;
+  IF secs > 9223372036 THEN
+    RAISE EXCEPTION USING ERRCODE = 'PGI06',
+      MESSAGE = format('pgid: %s %s is more than 9223372036 seconds', what, span);
+  END IF;
+  months := m::integer;
+  seconds := secs::bigint;
+END
+$$;
+
+COMMENT ON FUNCTION pgid.partition_span(text, interval) IS
+  'Months and seconds of a partition width or retention, with Go partition.ParseSpan''s rules: positive, whole '
+  'months (at most 12000) or whole seconds (at most 9223372036), never both; SQLSTATE PGI06 otherwise.';
+
+-- pgid.partition_ddl_lock: take, for the rest of the transaction, the
+-- locks that creating, detaching or dropping a partition of parent needs:
+-- SHARE ROW EXCLUSIVE on every table with a foreign key to parent, ACCESS
+-- EXCLUSIVE on parent (ONLY), on its DEFAULT partition and on part, if
+-- given. All or none: a try that times out gives back what it took (a
+-- subtransaction) and tries again after a short random pause. Each try
+-- waits at most its lock_timeout per lock (a setting of this function's
+-- own, restored on exit): 10 ms, doubling to at most 1 s, 40 tries in all
+-- (about 35 s; SQLSTATE 55P03 then), so a writer never waits longer than
+-- that try's timeout behind it. Without it, creating a partition
+-- deadlocks with a writer that inserts into a referencing table and the
+-- parent in one statement (its locks come in the other order), and the
+-- deadlock detector aborts one of them, possibly the writer; a queued
+-- ACCESS EXCLUSIVE request also stalls every writer behind it for as long as
+-- it waits.
+CREATE OR REPLACE FUNCTION pgid.partition_ddl_lock(parent regclass, part regclass DEFAULT NULL) RETURNS void
+LANGUAGE plpgsql VOLATILE
+SET search_path = pg_catalog, pg_temp
+SET standard_conforming_strings = on
+SET DateStyle = 'ISO, YMD'
+SET IntervalStyle = postgres
+SET TimeZone = 'UTC'
+SET bytea_output = hex
+SET lock_timeout = '10ms' AS $$
+DECLARE
+  refs regclass[];
+  def regclass;
+  r regclass;
+  attempt integer := 0;
+BEGIN
+  SELECT coalesce(array_agg(s.rel ORDER BY s.rel::oid), '{}') INTO refs
+  FROM (SELECT DISTINCT c.conrelid::regclass AS rel FROM pg_constraint c
+        WHERE c.contype = 'f' AND c.confrelid = parent AND c.conparentid = 0 AND c.conrelid <> parent) s;
+  SELECT i.inhrelid::regclass INTO def FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+  WHERE i.inhparent = parent AND pg_get_expr(c.relpartbound, c.oid) = 'DEFAULT';
+  LOOP
+    PERFORM set_config('lock_timeout', least(10 * 2 ^ least(attempt, 7), 1000)::integer || 'ms', true);
+    BEGIN
+      FOREACH r IN ARRAY refs LOOP
+        EXECUTE format('LOCK TABLE %s IN SHARE ROW EXCLUSIVE MODE', r);
+      END LOOP;
+      EXECUTE format('LOCK TABLE ONLY %s IN ACCESS EXCLUSIVE MODE', parent);
+      IF def IS NOT NULL THEN
+        EXECUTE format('LOCK TABLE ONLY %s IN ACCESS EXCLUSIVE MODE', def);
+      END IF;
+      IF part IS NOT NULL THEN
+        EXECUTE format('LOCK TABLE %s IN ACCESS EXCLUSIVE MODE', part);
+      END IF;
+      RETURN;
+    EXCEPTION WHEN lock_not_available THEN
+      attempt := attempt + 1;
+      IF attempt >= 40 THEN
+        RAISE EXCEPTION USING ERRCODE = 'lock_not_available',
+          MESSAGE = format('pgid: could not lock %s and the tables that reference it in %s tries', parent, attempt),
+          HINT = 'A long transaction holds a lock on one of them; the next run tries again.';
+      END IF;
+      PERFORM pg_sleep(0.01 + random() * 0.05);
+    END;
+  END LOOP;
+END
+$$;
+
+COMMENT ON FUNCTION pgid.partition_ddl_lock(regclass, regclass) IS
+  'Take all or none of the locks partition DDL on parent needs (tables referencing it, parent, its DEFAULT '
+  'partition, part), each try waiting 10 ms doubling to 1 s per lock, so the DDL never deadlocks with writers nor '
+  'stalls them behind a long queued lock; SQLSTATE 55P03 after 40 tries.';
+
+-- pgid.default_partition_rows: the DEFAULT partition of parent, if it has
+-- one: its row count and the times of its oldest and newest IDs (index
+-- probes when the key is indexed). No row without a DEFAULT partition.
+CREATE OR REPLACE FUNCTION pgid.default_partition_rows(parent regclass)
+RETURNS TABLE (partition regclass, row_count bigint, oldest timestamptz, newest timestamptz)
+LANGUAGE plpgsql STABLE STRICT PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+SET standard_conforming_strings = on
+SET DateStyle = 'ISO, YMD'
+SET IntervalStyle = postgres
+SET TimeZone = 'UTC'
+SET bytea_output = hex AS $$
+DECLARE
+  kind text := pgid.partition_key_kind(parent);
+  col name;
+  lo text;
+  hi text;
+BEGIN
+  SELECT l.partition INTO partition FROM pgid.list_partitions(parent) l WHERE l.is_default;
+  IF partition IS NULL THEN
+    RETURN;
+  END IF;
+  SELECT a.attname INTO col FROM pg_partitioned_table p
+    JOIN pg_attribute a ON a.attrelid = p.partrelid AND a.attnum = p.partattrs[0]
+  WHERE p.partrelid = parent;
+  EXECUTE format('SELECT count(*) FROM %s', partition) INTO row_count;
+  EXECUTE format('SELECT (SELECT %1$I FROM %2$s ORDER BY %1$I LIMIT 1)::text, '
+                 '(SELECT %1$I FROM %2$s ORDER BY %1$I DESC LIMIT 1)::text',
+                 col, partition) INTO lo, hi;
+  IF kind = 'ulid' THEN
+    oldest := pgid.ulid_time(lo::uuid);
+    newest := pgid.ulid_time(hi::uuid);
+  ELSE
+    oldest := pgid.objectid_time(lo::bytea);
+    newest := pgid.objectid_time(hi::bytea);
+  END IF;
+  RETURN NEXT;
+END
+$$;
+
+COMMENT ON FUNCTION pgid.default_partition_rows(regclass) IS
+  'The DEFAULT partition of parent (no row if none): its row count and the times of its oldest and newest IDs. Rows '
+  'there mean a partition was missing when they came; retention never touches them.';
+
+-- pgid.retire_partition: retire one expired partition of parent, part (a
+-- schema-qualified name as pgid.expired_partitions returns it), as retire
+-- says: 'drop' (DETACH, then DROP TABLE), 'detach' (DETACH, the table
+-- stays) or 'prepare' (everything but the DETACH, for a caller that then
+-- runs DETACH PARTITION ... CONCURRENTLY outside a transaction). With
+-- dry_run it only checks, changes nothing, and returns what it would do.
+--
+-- It takes the advisory lock of pgid.ensure_partitions, and returns no row
+-- if part no longer exists or is not expired at at - retain; otherwise one
+-- row: action 'dropped', 'detached', 'prepared' or 'kept'. 'kept' comes with
+-- the reason, PostgreSQL's DETAIL and HINT where there is one, and the
+-- blocking constraint(s); it never raises for a partition it cannot retire:
+-- what it did is undone (a subtransaction) and reported instead.
+--
+-- In order: the safety rail (the partition's largest key, an index probe,
+-- must be older than the cut); the foreign keys that reference parent
+-- (a row referencing the partition through ON DELETE NO ACTION or RESTRICT
+-- keeps it; through the other actions the referenced rows of the partition
+-- are deleted first, so the foreign keys act as a DELETE makes them); DETACH
+-- PARTITION; DROP TABLE. Never DROP ... CASCADE.
+CREATE OR REPLACE FUNCTION pgid.retire_partition(parent regclass, part text, retain interval,
+                                                 retire text DEFAULT 'drop', at timestamptz DEFAULT now(),
+                                                 dry_run boolean DEFAULT false)
+RETURNS TABLE (action text, partition text, lower timestamptz, upper timestamptz,
+               reason text, detail text, hint text, blocking text)
+LANGUAGE plpgsql VOLATILE SECURITY INVOKER
+SET search_path = pg_catalog, pg_temp
+SET standard_conforming_strings = on
+SET DateStyle = 'ISO, YMD'
+SET IntervalStyle = postgres
+SET TimeZone = 'UTC'
+SET bytea_output = hex AS $$
+DECLARE
+  kind text;
+  typ text;
+  col name;
+  rel regclass;
+  b record;
+  cut timestamptz;
+  cut_k text;
+  late boolean;
+  fk record;
+  refcol name;
+  cond text;
+  n bigint;
+  blockers text[] := '{}';
+  blocker_names text[] := '{}';
+  acting text[] := '{}';
+  acting_sql text[] := '{}';
+  i integer;
+  err_msg text;
+  err_detail text;
+  err_hint text;
+  err_constraint text;
+BEGIN
+  IF parent IS NULL OR part IS NULL OR retain IS NULL OR retire IS NULL OR at IS NULL OR dry_run IS NULL THEN
+    RAISE EXCEPTION USING ERRCODE = 'PGI06',
+      MESSAGE = 'pgid: retire_partition needs parent, part, retain, retire, at and dry_run';
+  END IF;
+  IF retire NOT IN ('drop', 'detach', 'prepare') THEN
+    RAISE EXCEPTION USING ERRCODE = 'PGI06',
+      MESSAGE = format('pgid: retire %L is not drop, detach or prepare', retire);
+  END IF;
+  kind := pgid.partition_key_kind(parent);
+  PERFORM pgid.partition_span('retention', retain);
+  PERFORM pg_advisory_xact_lock(1885825380, pgid.partition_lock_key(parent));
+
+  rel := to_regclass(part);
+  IF rel IS NULL THEN
+    RETURN;
+  END IF;
+  SELECT l.partition, l.lower, l.upper, l.from_bound, l.to_bound INTO b
+  FROM pgid.list_partitions(parent) l
+  WHERE l.partition = rel AND l.partition IN (SELECT e.partition FROM pgid.expired_partitions(parent, retain, at) e);
+  IF NOT FOUND THEN
+    RETURN;
+  END IF;
+  partition := rel::text;
+  lower := b.lower;
+  upper := b.upper;
+  typ := CASE kind WHEN 'ulid' THEN 'uuid' ELSE 'bytea' END;
+  SELECT a.attname INTO col FROM pg_partitioned_table p
+    JOIN pg_attribute a ON a.attrelid = p.partrelid AND a.attnum = p.partattrs[0]
+  WHERE p.partrelid = parent;
+  cut := timezone('UTC', timezone('UTC', at) - retain);
+  cut_k := CASE kind WHEN 'ulid' THEN pgid.ulid_min_at(cut)::text
+                     ELSE E'\\x' || encode(pgid.objectid_min_at(cut), 'hex') END;
+
+  -- The safety rail: no row at or after the cut, whatever the bounds say.
+  EXECUTE format('SELECT %1$I::%3$s >= %4$L::%3$s FROM %2$s ORDER BY %1$I DESC LIMIT 1', col, rel, typ, cut_k)
+    INTO late;
+  IF late THEN
+    action := 'kept';
+    reason := format('it holds rows made at or after the cut %s',
+                     to_char(timezone('UTC', cut), 'YYYY-MM-DD"T"HH24:MI:SS"Z"'));
+    hint := 'Its bounds do not match its rows; check the partition by hand.';
+    RETURN NEXT;
+    RETURN;
+  END IF;
+
+  -- The foreign keys that reference parent, and the rows of each that
+  -- reference this partition: the referencing column of the partition key
+  -- in the partition's range, the other columns not NULL (MATCH SIMPLE).
+  FOR fk IN
+    SELECT c.conname, c.conrelid::regclass AS src, c.confdeltype, c.conkey, c.confkey
+    FROM pg_constraint c
+    WHERE c.contype = 'f' AND c.confrelid = parent AND c.conparentid = 0
+    ORDER BY c.conname
+  LOOP
+    cond := 'true';
+    FOR i IN 1..array_length(fk.confkey, 1) LOOP
+      SELECT a.attname INTO refcol FROM pg_attribute a WHERE a.attrelid = fk.src AND a.attnum = fk.conkey[i];
+      IF fk.confkey[i] = (SELECT p.partattrs[0] FROM pg_partitioned_table p WHERE p.partrelid = parent) THEN
+        IF b.from_bound IS NOT NULL THEN
+          cond := cond || format(' AND %I::%s >= %L::%s', refcol, typ, b.from_bound, typ);
+        END IF;
+        cond := cond || format(' AND %I::%s < %L::%s', refcol, typ, b.to_bound, typ);
+      ELSE
+        cond := cond || format(' AND %I IS NOT NULL', refcol);
+      END IF;
+    END LOOP;
+    IF fk.src = parent THEN
+      cond := cond || format(' AND tableoid <> %s::oid', rel::oid);
+    END IF;
+    EXECUTE format('SELECT count(*) FROM %s WHERE %s', fk.src, cond) INTO n;
+    CONTINUE WHEN n = 0;
+    IF fk.confdeltype IN ('a', 'r') THEN
+      blockers := blockers || format('%s rows of %s reference it through %s (ON DELETE %s)',
+                                     n, fk.src, quote_ident(fk.conname),
+                                     CASE fk.confdeltype WHEN 'a' THEN 'NO ACTION' ELSE 'RESTRICT' END);
+      blocker_names := blocker_names || quote_ident(fk.conname);
+    ELSE
+      acting := acting || format('%s rows of %s reference it through %s (ON DELETE %s)',
+                                 n, fk.src, quote_ident(fk.conname),
+                                 CASE fk.confdeltype WHEN 'c' THEN 'CASCADE' WHEN 'n' THEN 'SET NULL'
+                                                     ELSE 'SET DEFAULT' END);
+      acting_sql := acting_sql || format('DELETE FROM %s WHERE %I IN (SELECT %I FROM %s WHERE %s)',
+                                         rel, col, (SELECT a.attname FROM pg_attribute a WHERE a.attrelid = fk.src
+                                                    AND a.attnum = fk.conkey[array_position(fk.confkey,
+                                                      (SELECT p.partattrs[0] FROM pg_partitioned_table p
+                                                       WHERE p.partrelid = parent))]),
+                                         fk.src, cond);
+    END IF;
+  END LOOP;
+  IF cardinality(blockers) > 0 THEN
+    action := 'kept';
+    reason := 'it is still referenced: ' || array_to_string(blockers, '; ');
+    detail := array_to_string(blockers, E'\n');
+    hint := 'Delete or re-point the referencing rows, or declare the constraint ON DELETE with an action; '
+            'the partition is retired on the first run after nothing references it.';
+    blocking := array_to_string(blocker_names, ', ');
+    RETURN NEXT;
+    RETURN;
+  END IF;
+
+  IF dry_run THEN
+    action := CASE retire WHEN 'drop' THEN 'dropped' WHEN 'detach' THEN 'detached' ELSE 'prepared' END;
+    IF cardinality(acting) > 0 THEN
+      detail := 'first, as their foreign keys say: ' || array_to_string(acting, '; ');
+    END IF;
+    RETURN NEXT;
+    RETURN;
+  END IF;
+
+  BEGIN
+    IF retire <> 'prepare' THEN
+      PERFORM pgid.partition_ddl_lock(parent, rel);
+    END IF;
+    FOREACH cond IN ARRAY acting_sql LOOP
+      EXECUTE cond;
+    END LOOP;
+    IF retire <> 'prepare' THEN
+      EXECUTE format('ALTER TABLE %s DETACH PARTITION %s', parent, rel);
+    END IF;
+    IF retire = 'drop' THEN
+      EXECUTE format('DROP TABLE %s', rel);
+    END IF;
+  EXCEPTION WHEN OTHERS THEN
+    GET STACKED DIAGNOSTICS err_msg = MESSAGE_TEXT, err_detail = PG_EXCEPTION_DETAIL,
+                            err_hint = PG_EXCEPTION_HINT, err_constraint = CONSTRAINT_NAME;
+    action := 'kept';
+    reason := err_msg;
+    detail := nullif(err_detail, '');
+    hint := nullif(err_hint, '');
+    blocking := nullif(err_constraint, '');
+    RETURN NEXT;
+    RETURN;
+  END;
+  action := CASE retire WHEN 'drop' THEN 'dropped' WHEN 'detach' THEN 'detached' ELSE 'prepared' END;
+  IF cardinality(acting) > 0 THEN
+    detail := 'first, as their foreign keys say: ' || array_to_string(acting, '; ');
+  END IF;
+  RETURN NEXT;
+END
+$$;
+
+COMMENT ON FUNCTION pgid.retire_partition(regclass, text, interval, text, timestamptz, boolean) IS
+  'Retire one expired partition (drop, detach or prepare; dry_run only checks): safety rail on its largest key, '
+  'foreign keys as a DELETE would act (NO ACTION/RESTRICT references keep it), DETACH, DROP (never a cascading '
+  'drop). Reports action kept with reason, detail, hint and blocking constraint instead of raising.';
+
+-- pgid.ensure_partitions, 004's with retirement through
+-- pgid.retire_partition and the DEFAULT partition reported. Same signature
+-- and result columns; action is also 'kept' (an expired partition that
+-- could not be retired, WARNING PGI07 with the reason) and 'default' (rows
+-- in the DEFAULT partition: lower and upper are the times of its oldest and
+-- newest IDs, WARNING PGI08 with the count).
+CREATE OR REPLACE FUNCTION pgid.ensure_partitions(parent regclass, every interval, ahead integer DEFAULT 2,
+                                                  retain interval DEFAULT NULL, retire text DEFAULT 'drop',
+                                                  at timestamptz DEFAULT now())
+RETURNS TABLE (action text, partition text, lower timestamptz, upper timestamptz)
+LANGUAGE plpgsql VOLATILE SECURITY INVOKER
+SET search_path = pg_catalog, pg_temp
+SET standard_conforming_strings = on
+SET DateStyle = 'ISO, YMD'
+SET IntervalStyle = postgres
+SET TimeZone = 'UTC'
+SET bytea_output = hex AS $$
+DECLARE
+  kind text;
+  typ text;
+  nsp name;
+  rel name;
+  col name;
+  def regclass;
+  lo_t timestamptz;
+  hi_t timestamptz;
+  lo text;
+  hi text;
+  name_ text;
+  hit record;
+  has boolean;
+  rels regclass[];
+  froms text[];
+  tos text[];
+  kfrom bytea[];
+  kto bytea[];
+  lo_k bytea;
+  hi_k bytea;
+  j integer;
+  found_j integer;
+  r record;
+  locked boolean := false;
+BEGIN
+  IF parent IS NULL OR every IS NULL OR ahead IS NULL OR retire IS NULL OR at IS NULL THEN
+    RAISE EXCEPTION USING ERRCODE = 'PGI06',
+      MESSAGE = 'pgid: ensure_partitions needs parent, every, ahead, retire and at (only retain may be NULL)';
+  END IF;
+  kind := pgid.partition_key_kind(parent);
+  PERFORM pgid.partition_span('width', every);
+  PERFORM pgid.partition_width(every);
+  IF ahead < 0 OR ahead > 10000 THEN
+    RAISE EXCEPTION USING ERRCODE = 'PGI06', MESSAGE = format('pgid: ahead %s is not in [0, 10000]', ahead);
+  END IF;
+  IF retire NOT IN ('drop', 'detach', 'none') THEN
+    RAISE EXCEPTION USING ERRCODE = 'PGI06',
+      MESSAGE = format('pgid: retire %L is not drop, detach or none', retire);
+  END IF;
+  IF retain IS NOT NULL THEN
+    PERFORM pgid.partition_span('retention', retain);
+  END IF;
+
+  PERFORM pg_advisory_xact_lock(1885825380, pgid.partition_lock_key(parent));
+
+  typ := CASE kind WHEN 'ulid' THEN 'uuid' ELSE 'bytea' END;
+  -- The schema's name as stored: regnamespace's output is already quoted
+  -- ("App"), and format('%I') below quotes it.
+  SELECT n.nspname, c.relname INTO nsp, rel
+  FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.oid = parent;
+  SELECT a.attname INTO col FROM pg_partitioned_table p
+    JOIN pg_attribute a ON a.attrelid = p.partrelid AND a.attnum = p.partattrs[0]
+  WHERE p.partrelid = parent;
+  -- The existing partitions, read once, their bounds as bytea (uuid and
+  -- bytea both compare as memcmp); NULL for MINVALUE / MAXVALUE.
+  SELECT coalesce(array_agg(l.partition ORDER BY l.from_bound NULLS FIRST) FILTER (WHERE NOT l.is_default), '{}'),
+         coalesce(array_agg(l.from_bound ORDER BY l.from_bound NULLS FIRST) FILTER (WHERE NOT l.is_default), '{}'),
+         coalesce(array_agg(l.to_bound ORDER BY l.from_bound NULLS FIRST) FILTER (WHERE NOT l.is_default), '{}'),
+         (array_agg(l.partition) FILTER (WHERE l.is_default))[1]
+    INTO rels, froms, tos, def
+  FROM pgid.list_partitions(parent) l;
+  SELECT coalesce(array_agg(CASE kind WHEN 'ulid' THEN decode(replace(f, '-', ''), 'hex')
+                                     ELSE decode(substr(f, 3), 'hex') END ORDER BY o), '{}')
+    INTO kfrom FROM unnest(froms) WITH ORDINALITY AS u(f, o);
+  SELECT coalesce(array_agg(CASE kind WHEN 'ulid' THEN decode(replace(f, '-', ''), 'hex')
+                                     ELSE decode(substr(f, 3), 'hex') END ORDER BY o), '{}')
+    INTO kto FROM unnest(tos) WITH ORDINALITY AS u(f, o);
+
+  lo_t := (pgid.partition_range(every, at)).lower;
+  FOR i IN 0..ahead LOOP
+    hi_t := (pgid.partition_range(every, lo_t)).upper;
+    IF kind = 'ulid' THEN
+      lo := pgid.ulid_min_at(lo_t)::text;
+      hi := pgid.ulid_min_at(hi_t)::text;
+      lo_k := decode(replace(lo, '-', ''), 'hex');
+      hi_k := decode(replace(hi, '-', ''), 'hex');
+    ELSE
+      lo_k := pgid.objectid_min_at(lo_t);
+      hi_k := pgid.objectid_min_at(hi_t);
+      lo := E'\\x' || encode(lo_k, 'hex');
+      hi := E'\\x' || encode(hi_k, 'hex');
+    END IF;
+
+    -- An existing partition with these bounds: done. One with other bounds
+    -- that overlap: stop (PGI05).
+    found_j := NULL;
+    FOR j IN 1..coalesce(array_length(rels, 1), 0) LOOP
+      IF (kfrom[j] IS NULL OR kfrom[j] < hi_k) AND (kto[j] IS NULL OR kto[j] > lo_k) THEN
+        found_j := j;
+        EXIT WHEN kfrom[j] = lo_k AND kto[j] = hi_k;
+      END IF;
+    END LOOP;
+    IF found_j IS NOT NULL THEN
+      SELECT rels[found_j] AS partition, froms[found_j] AS from_bound, tos[found_j] AS to_bound INTO hit;
+      IF hit.from_bound IS DISTINCT FROM lo OR hit.to_bound IS DISTINCT FROM hi THEN
+        RAISE EXCEPTION USING ERRCODE = 'PGI05',
+          MESSAGE = format('pgid: new partition [%s, %s) of %s overlaps partition %s, FROM (%s) TO (%s)',
+                           to_char(timezone('UTC', lo_t), 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
+                           to_char(timezone('UTC', hi_t), 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
+                           parent, hit.partition,
+                           coalesce(hit.from_bound, 'MINVALUE'), coalesce(hit.to_bound, 'MAXVALUE')),
+          HINT = 'Was the width changed? Keep the old width until the new one lines up, '
+                 'or create the transition partition by hand.';
+      END IF;
+    ELSE
+      name_ := pgid.partition_name(rel, every, lo_t);
+      IF def IS NOT NULL THEN
+        EXECUTE format('SELECT EXISTS (SELECT FROM %s WHERE %I >= %L::%s AND %I < %L::%s)',
+                       def, col, lo, typ, col, hi, typ) INTO has;
+        IF has THEN
+          RAISE EXCEPTION USING ERRCODE = 'PGI04',
+            MESSAGE = format('pgid: default partition %s of %s holds rows in [%s, %s), '
+                             'the range of new partition %s; nothing was changed',
+                             def, parent,
+                             to_char(timezone('UTC', lo_t), 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
+                             to_char(timezone('UTC', hi_t), 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
+                             name_),
+            HINT = 'Move them in one transaction: detach the default partition, create the partition, '
+                   'INSERT the rows back through the parent, reattach '
+                   '(docs/PARTITIONING.md, "Rows in the DEFAULT partition").';
+        END IF;
+      END IF;
+      IF NOT locked THEN
+        PERFORM pgid.partition_ddl_lock(parent);
+        locked := true;
+      END IF;
+      EXECUTE format('create table %I.%I partition of %s for values from (%L) to (%L)',
+                     nsp, name_, parent, lo, hi);
+      action := 'created';
+      partition := format('%I.%I', nsp, name_);
+      lower := lo_t;
+      upper := hi_t;
+      RETURN NEXT;
+    END IF;
+    lo_t := hi_t;
+  END LOOP;
+
+  -- Retire after creating: pgid.retire_partition never raises for a
+  -- partition it cannot retire (it reports it, and its own subtransaction
+  -- undid what it started), so the partitions made above stay.
+  IF retain IS NOT NULL AND retire <> 'none' THEN
+    FOR hit IN SELECT e.partition FROM pgid.expired_partitions(parent, retain, at) e LOOP
+      FOR r IN SELECT * FROM pgid.retire_partition(parent, hit.partition::text, retain, retire, at) LOOP
+        action := r.action;
+        partition := r.partition;
+        lower := r.lower;
+        upper := r.upper;
+        IF r.action = 'kept' THEN
+          RAISE WARNING USING ERRCODE = 'PGI07',
+            MESSAGE = format('pgid: expired partition %s of %s was kept: %s', r.partition, parent, r.reason),
+            DETAIL = coalesce(r.detail, ''), HINT = coalesce(r.hint, '');
+        END IF;
+        RETURN NEXT;
+      END LOOP;
+    END LOOP;
+  END IF;
+
+  -- Rows in the DEFAULT partition mean a range had no partition when they
+  -- came: report them on every run.
+  FOR r IN SELECT * FROM pgid.default_partition_rows(parent) d WHERE d.row_count > 0 LOOP
+    action := 'default';
+    partition := r.partition::text;
+    lower := r.oldest;
+    upper := r.newest;
+    RAISE WARNING USING ERRCODE = 'PGI08',
+      MESSAGE = format('pgid: default partition %s of %s holds %s rows made from %s to %s',
+                       r.partition, parent, r.row_count,
+                       to_char(timezone('UTC', r.oldest), 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
+                       to_char(timezone('UTC', r.newest), 'YYYY-MM-DD"T"HH24:MI:SS"Z"')),
+      HINT = 'Partitions were missing when they were inserted; retention never touches them. '
+             'Move them out as docs/PARTITIONING.md ("Rows in the DEFAULT partition") shows.';
+    RETURN NEXT;
+  END LOOP;
+END
+$$;
+
+COMMENT ON FUNCTION pgid.ensure_partitions(regclass, interval, integer, interval, text, timestamptz) IS
+  'Create the partitions of parent (BY RANGE on a pgid ID) of width every for the period holding at and ahead more; '
+  'then retire (drop, detach or none) those older than at - retain with pgid.retire_partition, reporting those it '
+  'keeps (action kept, WARNING PGI07) and rows in the DEFAULT partition (action default, WARNING PGI08). Serialised '
+  'per parent by an advisory lock.';
+
+
+---- create above / drop below ----
+
+SET LOCAL search_path = pg_catalog, pg_temp;
+
+DROP FUNCTION IF EXISTS pgid.retire_partition(regclass, text, interval, text, timestamptz, boolean);
+DROP FUNCTION IF EXISTS pgid.default_partition_rows(regclass);
+DROP FUNCTION IF EXISTS pgid.partition_ddl_lock(regclass, regclass);
+DROP FUNCTION IF EXISTS pgid.partition_span(text, interval);
