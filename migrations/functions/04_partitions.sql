@@ -89,25 +89,28 @@ SET IntervalStyle = postgres
 SET TimeZone = 'UTC'
 SET bytea_output = hex AS $$
 DECLARE
-  w record;
-  u timestamp := timezone('UTC', t);
-  k bigint;
-  e numeric;
-  off bigint := 0;
+  seconds_per_week CONSTANT bigint := 7 * 86400;
+  -- Weeks start on Mondays: 1970-01-05, 4 days after the epoch (a Thursday).
+  first_monday CONSTANT bigint := 4 * 86400;
+  w record;                  -- every as whole months or whole seconds
+  utc timestamp := timezone('UTC', t);
+  start bigint;              -- the partition's start: months or seconds since the epoch
+  epoch_seconds numeric;
+  align bigint := 0;         -- where fixed-width partitions start counting
 BEGIN
   w := pgid.partition_width(every);
   IF w.months > 0 THEN
-    k := (extract(year FROM u)::bigint - 1970) * 12 + extract(month FROM u)::bigint - 1;
-    k := floor(k::numeric / w.months)::bigint * w.months;
-    lower := timezone('UTC', timestamp '1970-01-01' + make_interval(months => k::integer));
-    upper := timezone('UTC', timestamp '1970-01-01' + make_interval(months => (k + w.months)::integer));
+    start := (extract(year FROM utc)::bigint - 1970) * 12 + extract(month FROM utc)::bigint - 1;
+    start := floor(start::numeric / w.months)::bigint * w.months;
+    lower := timezone('UTC', timestamp '1970-01-01' + make_interval(months => start::integer));
+    upper := timezone('UTC', timestamp '1970-01-01' + make_interval(months => (start + w.months)::integer));
   ELSE
-    IF w.seconds % 604800 = 0 THEN
-      off := 345600; -- 1970-01-05, the first Monday after the epoch
+    IF w.seconds % seconds_per_week = 0 THEN
+      align := first_monday;
     END IF;
-    e := extract(epoch FROM u);
-    k := floor((e - off) / w.seconds)::bigint * w.seconds + off;
-    lower := timestamptz 'epoch' + k * interval '1 second';
+    epoch_seconds := extract(epoch FROM utc);
+    start := floor((epoch_seconds - align) / w.seconds)::bigint * w.seconds + align;
+    lower := timestamptz 'epoch' + start * interval '1 second';
     upper := lower + w.seconds * interval '1 second';
   END IF;
 END
@@ -133,23 +136,27 @@ SET IntervalStyle = postgres
 SET TimeZone = 'UTC'
 SET bytea_output = hex AS $$
 DECLARE
+  seconds_per_week CONSTANT bigint := 7 * 86400;
+  seconds_per_day CONSTANT bigint := 86400;
+  max_name CONSTANT integer := 63;  -- NAMEDATALEN - 1, in bytes
+  hashed CONSTANT integer := 12;    -- '_', 8 hex digits of md5 and '_p'
   w record;
-  u timestamp := timezone('UTC', lower);
+  utc timestamp := timezone('UTC', lower);
   suffix text;
   head text := parent;
 BEGIN
   w := pgid.partition_width(every);
   suffix := CASE
-    WHEN w.months > 0 THEN to_char(u, 'YYYYMM')
-    WHEN w.seconds % 604800 = 0 THEN to_char(u, 'IYYY"w"IW')
-    WHEN w.seconds % 86400 = 0 THEN to_char(u, 'YYYYMMDD')
-    WHEN w.seconds % 60 = 0 THEN to_char(u, 'YYYYMMDD"t"HH24MI')
-    ELSE to_char(u, 'YYYYMMDD"t"HH24MISS')
+    WHEN w.months > 0 THEN to_char(utc, 'YYYYMM')
+    WHEN w.seconds % seconds_per_week = 0 THEN to_char(utc, 'IYYY"w"IW')
+    WHEN w.seconds % seconds_per_day = 0 THEN to_char(utc, 'YYYYMMDD')
+    WHEN w.seconds % 60 = 0 THEN to_char(utc, 'YYYYMMDD"t"HH24MI')
+    ELSE to_char(utc, 'YYYYMMDD"t"HH24MISS')
   END;
-  IF octet_length(parent) + 2 + octet_length(suffix) <= 63 THEN
+  IF octet_length(parent) + 2 + octet_length(suffix) <= max_name THEN
     RETURN parent || '_p' || suffix;
   END IF;
-  WHILE octet_length(head) > 63 - 12 - octet_length(suffix) LOOP
+  WHILE octet_length(head) > max_name - hashed - octet_length(suffix) LOOP
     head := left(head, -1);
   END LOOP;
   RETURN head || '_' || left(md5(parent), 8) || '_p' || suffix;

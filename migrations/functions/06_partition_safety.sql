@@ -228,6 +228,7 @@ SET IntervalStyle = postgres
 SET TimeZone = 'UTC'
 SET bytea_output = hex AS $$
 DECLARE
+  lock_class CONSTANT integer := 1885825380; -- 'pgid': the lock pgid.ensure_partitions takes
   kind text;
   typ text;
   col name;
@@ -260,7 +261,7 @@ BEGIN
   END IF;
   kind := pgid.partition_key_kind(parent);
   PERFORM pgid.partition_span('retention', retain);
-  PERFORM pg_advisory_xact_lock(1885825380, pgid.partition_lock_key(parent));
+  PERFORM pg_advisory_xact_lock(lock_class, pgid.partition_lock_key(parent));
 
   rel := to_regclass(part);
   IF rel IS NULL THEN
@@ -414,36 +415,41 @@ SET IntervalStyle = postgres
 SET TimeZone = 'UTC'
 SET bytea_output = hex AS $$
 DECLARE
-  kind text;
-  typ text;
-  nsp name;
-  rel name;
-  col name;
-  def regclass;
-  lo_t timestamptz;
-  hi_t timestamptz;
-  lo text;
-  hi text;
-  name_ text;
-  hit record;
-  has boolean;
-  rels regclass[];
-  froms text[];
-  tos text[];
-  kfrom bytea[];
-  kto bytea[];
-  lo_k bytea;
-  hi_k bytea;
+  -- First key of the advisory lock that serialises runs per parent: 'pgid'
+  -- in ASCII; the second is pgid.partition_lock_key(parent).
+  lock_class CONSTANT integer := 1885825380;
+  key_kind text;             -- 'ulid' or 'objectid'
+  key_type text;             -- the key's base type: uuid or bytea
+  schema_name name;          -- parent's schema and table, as stored
+  table_name name;
+  key_column name;           -- the partition key column
+  default_part regclass;     -- the DEFAULT partition, or NULL
+  part_start timestamptz;    -- the partition being made: [part_start, part_end)
+  part_end timestamptz;
+  lower_literal text;        -- its bounds as SQL literals of key_type
+  upper_literal text;
+  lower_key bytea;           -- and as bytes (uuid and bytea both compare as memcmp)
+  upper_key bytea;
+  new_name text;
+  existing record;           -- the partition already covering the range
+  default_has_rows boolean;
+  parts regclass[];          -- the existing partitions, by lower bound,
+  part_from_texts text[];    -- their bounds as list_partitions prints them,
+  part_to_texts text[];
+  part_from_keys bytea[];    -- and as bytes; NULL for MINVALUE / MAXVALUE
+  part_to_keys bytea[];
   j integer;
-  found_j integer;
-  r record;
-  locked boolean := false;
+  overlap integer;           -- index of a partition overlapping the range
+  expired record;            -- a partition past retention
+  retired record;            -- what pgid.retire_partition did with it
+  default_rows record;       -- pgid.default_partition_rows' report
+  ddl_locked boolean := false;
 BEGIN
   IF parent IS NULL OR every IS NULL OR ahead IS NULL OR retire IS NULL OR at IS NULL THEN
     RAISE EXCEPTION USING ERRCODE = 'PGI06',
       MESSAGE = 'pgid: ensure_partitions needs parent, every, ahead, retire and at (only retain may be NULL)';
   END IF;
-  kind := pgid.partition_key_kind(parent);
+  key_kind := pgid.partition_key_kind(parent);
   PERFORM pgid.partition_span('width', every);
   PERFORM pgid.partition_width(every);
   IF ahead < 0 OR ahead > 10000 THEN
@@ -457,14 +463,14 @@ BEGIN
     PERFORM pgid.partition_span('retention', retain);
   END IF;
 
-  PERFORM pg_advisory_xact_lock(1885825380, pgid.partition_lock_key(parent));
+  PERFORM pg_advisory_xact_lock(lock_class, pgid.partition_lock_key(parent));
 
-  typ := CASE kind WHEN 'ulid' THEN 'uuid' ELSE 'bytea' END;
+  key_type := CASE key_kind WHEN 'ulid' THEN 'uuid' ELSE 'bytea' END;
   -- The schema's name as stored: regnamespace's output is already quoted
   -- ("App"), and format('%I') below quotes it.
-  SELECT n.nspname, c.relname INTO nsp, rel
+  SELECT n.nspname, c.relname INTO schema_name, table_name
   FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.oid = parent;
-  SELECT a.attname INTO col FROM pg_partitioned_table p
+  SELECT a.attname INTO key_column FROM pg_partitioned_table p
     JOIN pg_attribute a ON a.attrelid = p.partrelid AND a.attnum = p.partattrs[0]
   WHERE p.partrelid = parent;
   -- The existing partitions, read once, their bounds as bytea (uuid and
@@ -473,98 +479,103 @@ BEGIN
          coalesce(array_agg(l.from_bound ORDER BY l.from_bound NULLS FIRST) FILTER (WHERE NOT l.is_default), '{}'),
          coalesce(array_agg(l.to_bound ORDER BY l.from_bound NULLS FIRST) FILTER (WHERE NOT l.is_default), '{}'),
          (array_agg(l.partition) FILTER (WHERE l.is_default))[1]
-    INTO rels, froms, tos, def
+    INTO parts, part_from_texts, part_to_texts, default_part
   FROM pgid.list_partitions(parent) l;
-  SELECT coalesce(array_agg(CASE kind WHEN 'ulid' THEN decode(replace(f, '-', ''), 'hex')
+  SELECT coalesce(array_agg(CASE key_kind WHEN 'ulid' THEN decode(replace(f, '-', ''), 'hex')
                                      ELSE decode(substr(f, 3), 'hex') END ORDER BY o), '{}')
-    INTO kfrom FROM unnest(froms) WITH ORDINALITY AS u(f, o);
-  SELECT coalesce(array_agg(CASE kind WHEN 'ulid' THEN decode(replace(f, '-', ''), 'hex')
+    INTO part_from_keys FROM unnest(part_from_texts) WITH ORDINALITY AS u(f, o);
+  SELECT coalesce(array_agg(CASE key_kind WHEN 'ulid' THEN decode(replace(f, '-', ''), 'hex')
                                      ELSE decode(substr(f, 3), 'hex') END ORDER BY o), '{}')
-    INTO kto FROM unnest(tos) WITH ORDINALITY AS u(f, o);
+    INTO part_to_keys FROM unnest(part_to_texts) WITH ORDINALITY AS u(f, o);
 
-  lo_t := (pgid.partition_range(every, at)).lower;
+  part_start := (pgid.partition_range(every, at)).lower;
   FOR i IN 0..ahead LOOP
-    hi_t := (pgid.partition_range(every, lo_t)).upper;
-    IF kind = 'ulid' THEN
-      lo := pgid.ulid_min_at(lo_t)::text;
-      hi := pgid.ulid_min_at(hi_t)::text;
-      lo_k := decode(replace(lo, '-', ''), 'hex');
-      hi_k := decode(replace(hi, '-', ''), 'hex');
+    part_end := (pgid.partition_range(every, part_start)).upper;
+    IF key_kind = 'ulid' THEN
+      lower_literal := pgid.ulid_min_at(part_start)::text;
+      upper_literal := pgid.ulid_min_at(part_end)::text;
+      lower_key := decode(replace(lower_literal, '-', ''), 'hex');
+      upper_key := decode(replace(upper_literal, '-', ''), 'hex');
     ELSE
-      lo_k := pgid.objectid_min_at(lo_t);
-      hi_k := pgid.objectid_min_at(hi_t);
-      lo := E'\\x' || encode(lo_k, 'hex');
-      hi := E'\\x' || encode(hi_k, 'hex');
+      lower_key := pgid.objectid_min_at(part_start);
+      upper_key := pgid.objectid_min_at(part_end);
+      lower_literal := E'\\x' || encode(lower_key, 'hex');
+      upper_literal := E'\\x' || encode(upper_key, 'hex');
     END IF;
 
     -- An existing partition with these bounds: done. One with other bounds
     -- that overlap: stop (PGI05).
-    found_j := NULL;
-    FOR j IN 1..coalesce(array_length(rels, 1), 0) LOOP
-      IF (kfrom[j] IS NULL OR kfrom[j] < hi_k) AND (kto[j] IS NULL OR kto[j] > lo_k) THEN
-        found_j := j;
-        EXIT WHEN kfrom[j] = lo_k AND kto[j] = hi_k;
+    overlap := NULL;
+    FOR j IN 1..coalesce(array_length(parts, 1), 0) LOOP
+      IF (part_from_keys[j] IS NULL OR part_from_keys[j] < upper_key)
+         AND (part_to_keys[j] IS NULL OR part_to_keys[j] > lower_key) THEN
+        overlap := j;
+        EXIT WHEN part_from_keys[j] = lower_key AND part_to_keys[j] = upper_key;
       END IF;
     END LOOP;
-    IF found_j IS NOT NULL THEN
-      SELECT rels[found_j] AS partition, froms[found_j] AS from_bound, tos[found_j] AS to_bound INTO hit;
-      IF hit.from_bound IS DISTINCT FROM lo OR hit.to_bound IS DISTINCT FROM hi THEN
+    IF overlap IS NOT NULL THEN
+      SELECT parts[overlap] AS partition, part_from_texts[overlap] AS from_bound,
+             part_to_texts[overlap] AS to_bound
+        INTO existing;
+      IF existing.from_bound IS DISTINCT FROM lower_literal OR existing.to_bound IS DISTINCT FROM upper_literal THEN
         RAISE EXCEPTION USING ERRCODE = 'PGI05',
           MESSAGE = format('pgid: new partition [%s, %s) of %s overlaps partition %s, FROM (%s) TO (%s)',
-                           to_char(timezone('UTC', lo_t), 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
-                           to_char(timezone('UTC', hi_t), 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
-                           parent, hit.partition,
-                           coalesce(hit.from_bound, 'MINVALUE'), coalesce(hit.to_bound, 'MAXVALUE')),
+                           to_char(timezone('UTC', part_start), 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
+                           to_char(timezone('UTC', part_end), 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
+                           parent, existing.partition,
+                           coalesce(existing.from_bound, 'MINVALUE'), coalesce(existing.to_bound, 'MAXVALUE')),
           HINT = 'Was the width changed? Keep the old width until the new one lines up, '
                  'or create the transition partition by hand.';
       END IF;
     ELSE
-      name_ := pgid.partition_name(rel, every, lo_t);
-      IF def IS NOT NULL THEN
+      new_name := pgid.partition_name(table_name, every, part_start);
+      IF default_part IS NOT NULL THEN
         EXECUTE format('SELECT EXISTS (SELECT FROM %s WHERE %I >= %L::%s AND %I < %L::%s)',
-                       def, col, lo, typ, col, hi, typ) INTO has;
-        IF has THEN
+                       default_part, key_column, lower_literal, key_type, key_column, upper_literal, key_type)
+          INTO default_has_rows;
+        IF default_has_rows THEN
           RAISE EXCEPTION USING ERRCODE = 'PGI04',
             MESSAGE = format('pgid: default partition %s of %s holds rows in [%s, %s), '
                              'the range of new partition %s; nothing was changed',
-                             def, parent,
-                             to_char(timezone('UTC', lo_t), 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
-                             to_char(timezone('UTC', hi_t), 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
-                             name_),
+                             default_part, parent,
+                             to_char(timezone('UTC', part_start), 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
+                             to_char(timezone('UTC', part_end), 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
+                             new_name),
             HINT = 'Move them in one transaction: detach the default partition, create the partition, '
                    'INSERT the rows back through the parent, reattach '
                    '(docs/PARTITIONING.md, "Rows in the DEFAULT partition").';
         END IF;
       END IF;
-      IF NOT locked THEN
+      IF NOT ddl_locked THEN
         PERFORM pgid.partition_ddl_lock(parent);
-        locked := true;
+        ddl_locked := true;
       END IF;
       EXECUTE format('create table %I.%I partition of %s for values from (%L) to (%L)',
-                     nsp, name_, parent, lo, hi);
+                     schema_name, new_name, parent, lower_literal, upper_literal);
       action := 'created';
-      partition := format('%I.%I', nsp, name_);
-      lower := lo_t;
-      upper := hi_t;
+      partition := format('%I.%I', schema_name, new_name);
+      lower := part_start;
+      upper := part_end;
       RETURN NEXT;
     END IF;
-    lo_t := hi_t;
+    part_start := part_end;
   END LOOP;
 
   -- Retire after creating: pgid.retire_partition never raises for a
   -- partition it cannot retire (it reports it, and its own subtransaction
   -- undid what it started), so the partitions made above stay.
   IF retain IS NOT NULL AND retire <> 'none' THEN
-    FOR hit IN SELECT e.partition FROM pgid.expired_partitions(parent, retain, at) e LOOP
-      FOR r IN SELECT * FROM pgid.retire_partition(parent, hit.partition::text, retain, retire, at) LOOP
-        action := r.action;
-        partition := r.partition;
-        lower := r.lower;
-        upper := r.upper;
-        IF r.action = 'kept' THEN
+    FOR expired IN SELECT e.partition FROM pgid.expired_partitions(parent, retain, at) e LOOP
+      FOR retired IN SELECT * FROM pgid.retire_partition(parent, expired.partition::text, retain, retire, at) LOOP
+        action := retired.action;
+        partition := retired.partition;
+        lower := retired.lower;
+        upper := retired.upper;
+        IF retired.action = 'kept' THEN
           RAISE WARNING USING ERRCODE = 'PGI07',
-            MESSAGE = format('pgid: expired partition %s of %s was kept: %s', r.partition, parent, r.reason),
-            DETAIL = coalesce(r.detail, ''), HINT = coalesce(r.hint, '');
+            MESSAGE = format('pgid: expired partition %s of %s was kept: %s',
+                             retired.partition, parent, retired.reason),
+            DETAIL = coalesce(retired.detail, ''), HINT = coalesce(retired.hint, '');
         END IF;
         RETURN NEXT;
       END LOOP;
@@ -573,16 +584,16 @@ BEGIN
 
   -- Rows in the DEFAULT partition mean a range had no partition when they
   -- came: report them on every run.
-  FOR r IN SELECT * FROM pgid.default_partition_rows(parent) d WHERE d.row_count > 0 LOOP
+  FOR default_rows IN SELECT * FROM pgid.default_partition_rows(parent) d WHERE d.row_count > 0 LOOP
     action := 'default';
-    partition := r.partition::text;
-    lower := r.oldest;
-    upper := r.newest;
+    partition := default_rows.partition::text;
+    lower := default_rows.oldest;
+    upper := default_rows.newest;
     RAISE WARNING USING ERRCODE = 'PGI08',
       MESSAGE = format('pgid: default partition %s of %s holds %s rows made from %s to %s',
-                       r.partition, parent, r.row_count,
-                       to_char(timezone('UTC', r.oldest), 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
-                       to_char(timezone('UTC', r.newest), 'YYYY-MM-DD"T"HH24:MI:SS"Z"')),
+                       default_rows.partition, parent, default_rows.row_count,
+                       to_char(timezone('UTC', default_rows.oldest), 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
+                       to_char(timezone('UTC', default_rows.newest), 'YYYY-MM-DD"T"HH24:MI:SS"Z"')),
       HINT = 'Partitions were missing when they were inserted; retention never touches them. '
              'Move them out as docs/PARTITIONING.md ("Rows in the DEFAULT partition") shows.';
     RETURN NEXT;
