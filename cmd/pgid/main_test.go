@@ -772,16 +772,22 @@ func TestRangeToNowIncludesTheCurrentTick(t *testing.T) {
 		if err := json.Unmarshal([]byte(mustRun(t, "range", "--from", "-1w", "--kind", kind, "--json")), &r); err != nil {
 			t.Fatal(err)
 		}
-		// An ID made after the command ran, in the same tick or the next
-		// millisecond, is below hi: hi is after the tick of "now".
-		var made, hi string
+		// hi is the start of the tick after now, the command's --to: an ID
+		// made in now's millisecond (second), before or after the command
+		// ran, is below it. Range(from, now) gave the start of now's tick.
+		to := mustTime(t, r.To)
+		var hi, inTick, rangeHi string
 		if kind == "ulid" {
-			made, hi = ulidtype.New().UUIDString(), r.Hi.Forms["uuid"]
+			hi, inTick = r.Hi.Forms["uuid"], ulidtype.MaxAt(to).UUIDString()
+			_, h := ulidtype.Range(to, to)
+			rangeHi = h.UUIDString()
 		} else {
-			made, hi = objectidtype.New().String(), r.Hi.Forms["hex"]
+			hi, inTick = r.Hi.Forms["hex"], objectidtype.MaxAt(to).String()
+			_, h := objectidtype.Range(to, to)
+			rangeHi = h.String()
 		}
-		if made >= hi && time.Since(mustTime(t, r.To)) < 500*time.Millisecond {
-			t.Errorf("%s: an ID made just after the command, %s, is not below hi %s", kind, made, hi)
+		if !(inTick < hi) || !(rangeHi < hi) {
+			t.Errorf("%s: hi %s, want above %s, the largest ID of now's tick (Range's hi was %s)", kind, hi, inTick, rangeHi)
 		}
 		if !strings.Contains(r.SQL, "open at the top") {
 			t.Errorf("%s: SQL %q has an upper bound for --to now", kind, r.SQL)
