@@ -51,7 +51,7 @@ type tailResult[K tail.ID] struct {
 // open l.longTxFor after their INSERT. Meanwhile a Tailer and a naive reader
 // (id > cursor ORDER BY id LIMIT 100) read batches of 100 every l.poll,
 // until both have read past the end of the writes.
-func runTail[K tail.ID](t *testing.T, dsn string, l tailLoad, newID func() K, ddlType, ddlDefault string) tailResult[K] {
+func runTail[K tail.ID](t *testing.T, dsn string, l tailLoad, newID func() K, minAt func(time.Time) K, cmp func(a, b K) int, ddlType, ddlDefault string) tailResult[K] {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), l.duration+l.longTxFor+2*time.Minute)
 	defer cancel()
@@ -158,25 +158,25 @@ func runTail[K tail.ID](t *testing.T, dsn string, l tailLoad, newID func() K, dd
 	go func() { wg.Wait(); close(writesDone) }()
 
 	// The readers: each reads until the writes are done and, after that,
-	// a read returned less than a full batch with the horizon (the naive
-	// reader has none) past the end.
+	// a read returned less than a full batch and (for the Tailer) its
+	// horizon is past every committed ID.
 	var rwg sync.WaitGroup
-	reader := func(name string, read func() (n int, horizon time.Time, err error)) {
+	reader := func(name string, read func() (n int, caughtUp func() bool, err error)) {
 		rwg.Go(func() {
-			var end time.Time
+			ended := false
 			for {
-				n, horizon, err := read()
+				n, caughtUp, err := read()
 				if err != nil {
 					errs <- fmt.Errorf("%s: %w", name, err)
 					return
 				}
-				if end.IsZero() {
+				if !ended {
 					select {
 					case <-writesDone:
-						end = time.Now()
+						ended = true
 					default:
 					}
-				} else if n < 100 && (horizon.IsZero() || horizon.After(end)) {
+				} else if n < 100 && caughtUp() {
 					return
 				}
 				time.Sleep(l.poll)
@@ -189,8 +189,7 @@ func runTail[K tail.ID](t *testing.T, dsn string, l tailLoad, newID func() K, dd
 	if err != nil {
 		t.Fatal(err)
 	}
-	var zero time.Time
-	reader("tailer", func() (int, time.Time, error) {
+	reader("tailer", func() (int, func() bool, error) {
 		rows, err := tl.Next(ctx)
 		now := time.Now()
 		mu.Lock()
@@ -201,18 +200,30 @@ func runTail[K tail.ID](t *testing.T, dsn string, l tailLoad, newID func() K, dd
 			}
 		}
 		mu.Unlock()
-		h := tl.Horizon()
-		if h.IsZero() {
-			h = zero.Add(1) // waiting: not past the end
+		caughtUp := func() bool {
+			// Called once the writes are done: committed is complete.
+			if tl.Horizon().IsZero() {
+				return false
+			}
+			hi := minAt(tl.Horizon())
+			mu.Lock()
+			defer mu.Unlock()
+			for id := range res.committed {
+				if cmp(id, hi) >= 0 {
+					return false
+				}
+			}
+			return true
 		}
-		return len(rows), h, err
+		return len(rows), caughtUp, err
 	})
 	nconn := connect(t, dsn, pgx.QueryExecModeCacheStatement)
 	var cursor K
-	reader("naive reader", func() (int, time.Time, error) {
+	always := func() bool { return true }
+	reader("naive reader", func() (int, func() bool, error) {
 		rows, err := nconn.Query(ctx, "SELECT id FROM ev WHERE id > $1 ORDER BY id LIMIT 100", cursor)
 		if err != nil {
-			return 0, time.Time{}, err
+			return 0, nil, err
 		}
 		ids, err := pgx.CollectRows(rows, pgx.RowTo[K])
 		if len(ids) > 0 {
@@ -221,7 +232,7 @@ func runTail[K tail.ID](t *testing.T, dsn string, l tailLoad, newID func() K, dd
 		mu.Lock()
 		res.naive = append(res.naive, ids...)
 		mu.Unlock()
-		return len(ids), time.Time{}, err
+		return len(ids), always, err
 	})
 	rwg.Wait()
 	<-writesDone
@@ -298,7 +309,7 @@ func TestTailAdversarial(t *testing.T) {
 	res := runTail(t, dsn, tailLoad{
 		writers: 16, duration: 20 * time.Second, longTx: 2, longTxFor: 10 * time.Second,
 		skew: 2 * time.Second, lead: 3 * time.Second, poll: 50 * time.Millisecond,
-	}, gen.New, "pgid.ulid", "pgid.gen_ulid_v7()")
+	}, gen.New, ulidtype.MinAt, ulidtype.ULID.Compare, "pgid.ulid", "pgid.gen_ulid_v7()")
 	checkExactlyOnce(t, res, ulidtype.ULID.Compare)
 	if len(res.committed) < 200 {
 		t.Errorf("only %d rows committed of %d transactions (%d refused): the load did not happen", len(res.committed), res.attempts, res.refused)
@@ -321,7 +332,7 @@ func TestTailObjectID(t *testing.T) {
 	res := runTail(t, dsn, tailLoad{
 		writers: 4, duration: 3 * time.Second, longTx: 1, longTxFor: 2 * time.Second,
 		skew: time.Second, lead: 2 * time.Second, poll: 50 * time.Millisecond,
-	}, gen.New, "pgid.objectid", "pgid.gen_objectid()")
+	}, gen.New, objectidtype.MinAt, objectidtype.ObjectID.Compare, "pgid.objectid", "pgid.gen_objectid()")
 	checkExactlyOnce(t, res, objectidtype.ObjectID.Compare)
 	if len(res.committed) < 10 {
 		t.Errorf("only %d rows committed", len(res.committed))
@@ -358,7 +369,7 @@ func TestTailLeastPrivilege(t *testing.T) {
 	res := runTail(t, dsn, tailLoad{
 		writers: 4, duration: 4 * time.Second, longTx: 1, longTxFor: 2 * time.Second,
 		lead: time.Second, poll: 50 * time.Millisecond, readerDSN: withUser(dsn, role),
-	}, ulidtype.New, "pgid.ulid", "pgid.gen_ulid_v7()")
+	}, ulidtype.New, ulidtype.MinAt, ulidtype.ULID.Compare, "pgid.ulid", "pgid.gen_ulid_v7()")
 	checkExactlyOnce(t, res, ulidtype.ULID.Compare)
 	if len(res.committed) < 10 {
 		t.Errorf("only %d rows committed", len(res.committed))

@@ -202,7 +202,8 @@ type Tailer[K ID] struct {
 	cursor  K
 	incl    bool // the next read includes cursor (a Since start)
 	h       horizon
-	safe    time.Time // the last horizon (database clock minus lead)
+	safe    time.Time // the horizon (database clock minus lead): rows below it are all committed
+	full    bool      // the last read returned a full batch
 	rel     string    // the table's qualified name, once known
 	lead    time.Duration
 	started bool
@@ -246,11 +247,11 @@ func New[K ID, D DB](db D, cfg Config[K]) (*Tailer[K], error) {
 // it and pass it as Config.After to resume.
 func (t *Tailer[K]) Cursor() K { return t.cursor }
 
-// Horizon is the database time below which the last read was complete:
-// every row with an ID made before it that will ever commit had been
-// delivered, or was in the read's batch, or lies beyond a full batch. Zero
-// before the first read and while the Tailer waits for transactions that
-// were running before it started.
+// Horizon is the database time below which every row that will ever
+// commit had committed when the last read ran: the read returned them all
+// (or a full batch of them). It never moves back. Zero until the first read
+// that had one (a new Tailer waits for the transactions that were running
+// before it started, unless it may see their start).
 func (t *Tailer[K]) Horizon() time.Time { return t.safe }
 
 // Next reads the next batch: at most Config.Batch rows after the cursor, in
@@ -285,22 +286,30 @@ func (t *Tailer[K]) next(ctx context.Context, c *pgx.Conn) ([]Row[K], error) {
 	}
 	// 1. The horizon, in a statement (and transaction) of its own. The
 	// lead is read again each time, after the writers: a lowered lead
-	// applies at once (a raised one needs the readers stopped).
-	var w writers
-	var lead time.Duration
-	if err := c.QueryRow(ctx, "SELECT w.observed_at, w.xids, w.starts, c.max_lead FROM pgid.tail_writers() w, pgid.tail_config($1::pg_catalog.regclass) c", t.cfg.Table).
-		Scan(&w.at, &w.xids, &w.starts, &lead); err != nil {
-		return nil, fmt.Errorf("tail: %s: horizon: %w", t.rel, sqlError(err))
-	}
-	safe, ok := t.h.advance(w)
-	if !ok {
-		t.safe = time.Time{}
-		return nil, nil
-	}
-	t.safe = safe.Add(-lead)
+	// applies at once (a raised one needs the readers stopped). A horizon
+	// stays true once computed (the rows below it are all committed), so
+	// after a full batch below it the next read reuses it: a backlog
+	// costs one statement per batch.
 	hi := minAt[K](t.safe)
-	if compare(t.cursor, hi) >= 0 {
-		return nil, nil
+	if !t.full || t.safe.IsZero() || compare(t.cursor, hi) >= 0 {
+		var w writers
+		var lead time.Duration
+		if err := c.QueryRow(ctx, "SELECT w.observed_at, w.xids, w.starts, c.max_lead FROM pgid.tail_writers() w, pgid.tail_config($1::pg_catalog.regclass) c", t.cfg.Table).
+			Scan(&w.at, &w.xids, &w.starts, &lead); err != nil {
+			return nil, fmt.Errorf("tail: %s: horizon: %w", t.rel, sqlError(err))
+		}
+		safe, ok := t.h.advance(w)
+		if !ok {
+			return nil, nil
+		}
+		if s := safe.Add(-lead); s.After(t.safe) {
+			t.safe = s
+		}
+		hi = minAt[K](t.safe)
+		if compare(t.cursor, hi) >= 0 {
+			t.full = false
+			return nil, nil
+		}
 	}
 	// 2. The rows, under a snapshot taken after the horizon.
 	op := ">"
@@ -330,6 +339,7 @@ func (t *Tailer[K]) next(ctx context.Context, c *pgx.Conn) ([]Row[K], error) {
 	if len(out) > 0 {
 		t.cursor, t.incl = out[len(out)-1].ID, false
 	}
+	t.full = len(out) == t.cfg.Batch
 	return out, nil
 }
 
