@@ -25,8 +25,8 @@ import (
 //   - insert: 8 connections each running 100-row INSERT … VALUES statements
 //     of Go ULIDs into (id pgid.ulid PRIMARY KEY, payload int), once into a
 //     plain table and once into a table set up with tail.Enable (its
-//     trigger checks every row), in two interleaved rounds of half the time
-//     each (PGID_BENCH_INSERT_SECONDS per table, default 10 s scaled by
+//     trigger checks every row), in four interleaved rounds (plain first,
+//     then tail first, ...) of a quarter of the time each (PGID_BENCH_INSERT_SECONDS per table, default 10 s scaled by
 //     rows/1M, at least 0.5 s); ins-rows/s of each and tail/plain, their
 //     ratio;
 //   - backlog: PGID_BENCH_ROWS rows made over an hour, loaded with
@@ -129,14 +129,19 @@ func tailInsert(b *testing.B, conn *pgx.Conn, d time.Duration) {
 	}
 	rowsOf := map[string]int64{}
 	timeOf := map[string]time.Duration{}
-	for range 2 {
-		for _, t := range []string{"ins_plain", "ins_tail"} {
+	const rounds = 4
+	for round := range rounds {
+		order := []string{"ins_plain", "ins_tail"}
+		if round%2 == 1 {
+			order = []string{"ins_tail", "ins_plain"}
+		}
+		for _, t := range order {
 			sql := fmt.Sprintf(stmt.String(), t)
 			var wg sync.WaitGroup
 			errs := make([]error, len(conns))
 			counts := make([]int64, len(conns))
 			start := time.Now()
-			deadline := start.Add(d / 2)
+			deadline := start.Add(d / rounds)
 			for w, c := range conns {
 				wg.Go(func() {
 					args := make([]any, 2*insertBatch)

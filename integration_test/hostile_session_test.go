@@ -136,6 +136,8 @@ func TestSessionIndependence(t *testing.T) {
 			{"INSERT INTO shared_tail_u VALUES ($1)", []any{u}}},
 		"pgid.tail_guard_objectid()": {{"INSERT INTO shared_tail_o VALUES (pgid.gen_objectid()) RETURNING pgid.objectid_time(id) > now() - interval '1 minute'", nil},
 			{"INSERT INTO shared_tail_o VALUES ($1)", []any{o}}},
+		"pgid._tail_refuse(text,text,text,timestamp with time zone,text,boolean)": {{"SELECT pgid._tail_refuse('public', 'ev', 'X', $1, '2.5', true)", []any{at}},
+			{"SELECT pgid._tail_refuse('public', 'ev', NULL, NULL, '1', false)", nil}},
 		"pgid.tail_writers()": {{"SELECT observed_at <= clock_timestamp(), cardinality(xids) = cardinality(starts) FROM pgid.tail_writers()", nil}},
 		"pgid.partition_span(text,interval)": {{"SELECT * FROM pgid.partition_span('retention', $1::interval)", []any{"30 days"}},
 			{"SELECT * FROM pgid.partition_span('retention', $1::interval)", []any{"1 year 2 months"}},

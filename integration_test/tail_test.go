@@ -476,3 +476,78 @@ func TestTailRefusesOldIDs(t *testing.T) {
 		t.Errorf("after Disable: %v", err)
 	}
 }
+
+// The tail functions of 008: each documented, none SECURITY DEFINER (the
+// reader's privileges are its own), the trigger functions without a SET
+// clause (a SET costs a GUC save and restore per row; they qualify every
+// name instead). A partitioned table is set up with its partitions, those
+// made later included, ENABLE ALWAYS everywhere.
+func TestTailFunctionsAndPartitions(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	conn := connect(t, newDB(t, true), pgx.QueryExecModeCacheStatement)
+	rows, err := conn.Query(ctx, `SELECT p.proname, p.prosecdef, p.proconfig IS NOT NULL, coalesce(obj_description(p.oid, 'pg_proc'), '')
+		FROM pg_proc p WHERE p.pronamespace = 'pgid'::regnamespace AND p.proname LIKE '%tail%' ORDER BY 1`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type fn struct {
+		Name           string
+		SecDef, HasSet bool
+		Comment        string
+	}
+	fns, err := pgx.CollectRows(rows, pgx.RowToStructByPos[fn])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(fns) != 7 {
+		t.Errorf("%d tail functions, want 7: %v", len(fns), fns)
+	}
+	for _, f := range fns {
+		if f.SecDef || f.Comment == "" || (strings.HasPrefix(f.Name, "tail_guard_") && f.HasSet) || (!strings.HasPrefix(f.Name, "tail_guard_") && !f.HasSet) {
+			t.Errorf("%+v", f)
+		}
+	}
+
+	mustExec(t, conn, `CREATE TABLE pt (id pgid.ulid PRIMARY KEY, n int) PARTITION BY RANGE (id);
+		CREATE TABLE pt_old PARTITION OF pt FOR VALUES FROM (pgid.ulid_min_at('2020-01-01Z')) TO (pgid.ulid_min_at('2026-01-01Z'))`)
+	if err := tail.Enable(ctx, conn, "pt", time.Second); err != nil {
+		t.Fatal(err)
+	}
+	mustExec(t, conn, `CREATE TABLE pt_new PARTITION OF pt FOR VALUES FROM (pgid.ulid_min_at('2026-01-01Z')) TO (pgid.ulid_min_at('2100-01-01Z'))`)
+	var enabled []string
+	rows, err = conn.Query(ctx, "SELECT tgrelid::regclass::text || ' ' || tgname || ' ' || tgenabled::text FROM pg_trigger WHERE tgname LIKE 'zzz_pgid_tail%' ORDER BY 1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if enabled, err = pgx.CollectRows(rows, pgx.RowTo[string]); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"pt zzz_pgid_tail A", "pt zzz_pgid_tail_update A", "pt_new zzz_pgid_tail A", "pt_new zzz_pgid_tail_update A",
+		"pt_old zzz_pgid_tail A", "pt_old zzz_pgid_tail_update A"}
+	if !slices.Equal(enabled, want) {
+		t.Errorf("triggers %q, want %q", enabled, want)
+	}
+	old := ulidtype.MinAt(time.Now().Add(-time.Minute))
+	if _, err := conn.Exec(ctx, "INSERT INTO pt VALUES ($1, 1)", old); !tail.IsTooOld(err) {
+		t.Errorf("old ID into a partition made after Enable: %v", err)
+	}
+	if _, err := conn.Exec(ctx, "INSERT INTO pt VALUES ($1, 1)", ulidtype.New()); err != nil {
+		t.Fatal(err)
+	}
+	tl, err := tail.New(conn, tail.Config[ulidtype.ULID]{Table: "pt"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	var got []tail.Row[ulidtype.ULID]
+	for len(got) == 0 && time.Now().Before(deadline) {
+		if got, err = tl.Next(ctx); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if len(got) != 1 || !strings.Contains(string(got[0].JSON), `"n":1`) {
+		t.Errorf("tailing the partitioned table: %v", got)
+	}
+}
