@@ -551,3 +551,74 @@ func TestTailFunctionsAndPartitions(t *testing.T) {
 		t.Errorf("tailing the partitioned table: %v", got)
 	}
 }
+
+// Prepared transactions (two-phase commit) hold the horizon like running
+// ones: a Tailer that saw the xid appear bounds it and does not deliver
+// later rows before it is resolved; a Tailer that starts while one is
+// prepared waits for it to end. Needs max_prepared_transactions > 0
+// (.ci/pg-matrix starts its servers so; PostgreSQL's default is 0).
+func TestTailPreparedTransactions(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dsn := newDB(t, true)
+	conn := connect(t, dsn, pgx.QueryExecModeCacheStatement)
+	var maxPrepared int
+	if err := conn.QueryRow(ctx, "SELECT current_setting('max_prepared_transactions')::int").Scan(&maxPrepared); err != nil {
+		t.Fatal(err)
+	}
+	if maxPrepared == 0 {
+		t.Skip("max_prepared_transactions = 0 on this server: no two-phase commit to test (.ci/pg-matrix runs it)")
+	}
+	mustExec(t, conn, "CREATE TABLE ev (id pgid.ulid PRIMARY KEY, n int)")
+	if err := tail.Enable(ctx, conn, "ev", 500*time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	gid := "pgid_tail_" + randomHex(6)
+	prepare := func(id ulidtype.ULID, gid string) {
+		c := connect(t, dsn, pgx.QueryExecModeCacheStatement)
+		mustExec(t, c, "BEGIN")
+		mustExec(t, c, "INSERT INTO ev VALUES ($1, 1)", id)
+		mustExec(t, c, "PREPARE TRANSACTION '"+gid+"'")
+		t.Cleanup(func() { admin.Exec(context.Background(), "ROLLBACK PREPARED '"+gid+"'") })
+	}
+	read := func(tl *tail.Tailer[ulidtype.ULID], d time.Duration) []ulidtype.ULID {
+		var ids []ulidtype.ULID
+		for end := time.Now().Add(d); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
+			rows, err := tl.Next(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, r := range rows {
+				ids = append(ids, r.ID)
+			}
+		}
+		return ids
+	}
+	t1, err := tail.New(conn, tail.Config[ulidtype.ULID]{Table: "ev"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	read(t1, 100*time.Millisecond) // t1 has seen the database without writers
+	x1 := ulidtype.New()
+	prepare(x1, gid)
+	x2 := ulidtype.New()
+	mustExec(t, conn, "INSERT INTO ev VALUES ($1, 2)", x2)
+	if got := read(t1, 1500*time.Millisecond); len(got) != 0 {
+		t.Fatalf("delivered %v while the transaction of %v was prepared", got, x1)
+	}
+	// Another Tailer starting now cannot bound the prepared xid.
+	t2, err := tail.New(connect(t, dsn, pgx.QueryExecModeCacheStatement), tail.Config[ulidtype.ULID]{Table: "ev"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := read(t2, time.Second); len(got) != 0 {
+		t.Fatalf("a new Tailer delivered %v while a transaction was prepared", got)
+	}
+	mustExec(t, conn, "COMMIT PREPARED '"+gid+"'")
+	if got := read(t1, 1500*time.Millisecond); !slices.Equal(got, []ulidtype.ULID{x1, x2}) {
+		t.Errorf("after COMMIT PREPARED: %v, want %v", got, []ulidtype.ULID{x1, x2})
+	}
+	if got := read(t2, 1500*time.Millisecond); !slices.Equal(got, []ulidtype.ULID{x1, x2}) {
+		t.Errorf("the new Tailer after COMMIT PREPARED: %v, want %v", got, []ulidtype.ULID{x1, x2})
+	}
+}
