@@ -114,3 +114,66 @@ func TestHorizonProperty(t *testing.T) {
 		}
 	}
 }
+
+// FuzzHorizon drives advance with call sequences decoded from the input:
+// each byte is one event, the clock moving on by its low 3 bits (ms), and
+// its high bits starting or ending a transaction (whose xact_start is
+// visible or not) or reading. It checks what TestHorizonProperty checks:
+// the horizon is never after the clock nor after the assignment of a
+// running xid.
+func FuzzHorizon(f *testing.F) {
+	f.Add([]byte{0x10, 0x21, 0x32, 0x08, 0xf3, 0x43, 0x18, 0xf5, 0xe0})
+	f.Add([]byte{0x00, 0xf0, 0xa1, 0x11, 0xff, 0x01, 0xf8})
+	f.Fuzz(func(t *testing.T, events []byte) {
+		if len(events) > 512 {
+			return
+		}
+		type txn struct {
+			start, assign time.Time
+			visible       bool
+		}
+		running := map[int64]txn{}
+		next := int64(1)
+		now := t0
+		var h horizon
+		for _, e := range events {
+			now = now.Add(time.Duration(1+e&7) * time.Millisecond)
+			switch op := e >> 3; {
+			case op < 12: // a transaction gets its xid now; it started up to 3 ms ago
+				running[next] = txn{start: now.Add(-time.Duration(op&3) * time.Millisecond), assign: now, visible: op&4 != 0}
+				next++
+			case op < 28: // the oldest running transaction ends
+				oldest := int64(0)
+				for x := range running {
+					if oldest == 0 || x < oldest {
+						oldest = x
+					}
+				}
+				delete(running, oldest)
+			default: // a read: the clock, then the list
+				w := writers{at: now}
+				for x, tx := range running {
+					w.xids = append(w.xids, x)
+					if tx.visible {
+						s := tx.start
+						w.starts = append(w.starts, &s)
+					} else {
+						w.starts = append(w.starts, nil)
+					}
+				}
+				safe, ok := h.advance(w)
+				if !ok {
+					continue
+				}
+				if safe.After(now) {
+					t.Fatalf("horizon %v after the clock %v", safe, now)
+				}
+				for x, tx := range running {
+					if safe.After(tx.assign) {
+						t.Fatalf("horizon %v after xid %d's assignment %v", safe, x, tx.assign)
+					}
+				}
+			}
+		}
+	})
+}
