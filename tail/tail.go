@@ -285,8 +285,10 @@ func (t *Tailer[K]) next(ctx context.Context, c *pgx.Conn) ([]Row[K], error) {
 		return nil, fmt.Errorf("%w: the connection is inside a transaction; a Tailer needs a fresh snapshot for each statement", ErrConfig)
 	}
 	// 1. The horizon, in a statement (and transaction) of its own. The
-	// lead is read again each time, after the writers: a lowered lead
-	// applies at once (a raised one needs the readers stopped). A horizon
+	// lead is read again each time, with the writers. A lowered lead is
+	// safe at once: replacing the trigger waited for every transaction
+	// that had inserted under the old one. A raised one needs the readers
+	// stopped (docs/TAIL.md). A horizon
 	// stays true once computed (the rows below it are all committed), so
 	// after a full batch below it the next read reuses it: a backlog
 	// costs one statement per batch.
