@@ -59,6 +59,9 @@ func tailUntil(t *testing.T, n int, args ...string) (int, []string, string) {
 }
 
 func TestTail(t *testing.T) {
+	if code, out, _ := runCLI(t, "tail", "-h"); code != 0 || !strings.Contains(out, "pgid tail --table T") || !strings.Contains(out, "--since") {
+		t.Errorf("tail -h: exit %d, stdout %q", code, out)
+	}
 	dsn, conn := migratedDB(t)
 	ctx := context.Background()
 	if _, err := conn.Exec(ctx, "CREATE TABLE events (id pgid.ulid PRIMARY KEY DEFAULT pgid.gen_ulid_v7(), kind text NOT NULL)"); err != nil {
