@@ -318,7 +318,7 @@ func (t *Tailer[K]) next(ctx context.Context, c *pgx.Conn) ([]Row[K], error) {
 	if t.incl {
 		op = ">="
 	}
-	q := "SELECT t.id, pg_catalog.row_to_json(t)::text FROM " + t.rel + " t WHERE t.id OPERATOR(pg_catalog." + op +
+	q := "SELECT t.id, pg_catalog.row_to_json(t)::pg_catalog.text FROM " + t.rel + " t WHERE t.id OPERATOR(pg_catalog." + op +
 		") $1 AND t.id OPERATOR(pg_catalog.<) $2 ORDER BY t.id LIMIT $3"
 	r, err := c.Query(ctx, q, t.cursor, hi, t.cfg.Batch)
 	if err != nil {
