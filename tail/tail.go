@@ -288,10 +288,9 @@ func (t *Tailer[K]) next(ctx context.Context, c *pgx.Conn) ([]Row[K], error) {
 	// lead is read again each time, with the writers. A lowered lead is
 	// safe at once: replacing the trigger waited for every transaction
 	// that had inserted under the old one. A raised one needs the readers
-	// stopped (docs/TAIL.md). A horizon
-	// stays true once computed (the rows below it are all committed), so
-	// after a full batch below it the next read reuses it: a backlog
-	// costs one statement per batch.
+	// stopped (docs/TAIL.md). A horizon stays true once computed (the rows
+	// below it are all committed), so after a full batch below it the next
+	// read reuses it: a backlog costs one statement per batch.
 	hi := minAt[K](t.safe)
 	if !t.full || t.safe.IsZero() || compare(t.cursor, hi) >= 0 {
 		var w writers
