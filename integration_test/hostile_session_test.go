@@ -64,7 +64,10 @@ func TestSessionIndependence(t *testing.T) {
 		CREATE TABLE shared_u_default PARTITION OF shared_u DEFAULT;
 		INSERT INTO shared_u VALUES (pgid.ulid_min_at('2026-11-21 10:00Z')), (pgid.ulid_min_at('2026-12-01Z'));
 		INSERT INTO shared_o VALUES (pgid.objectid_min_at('2026-11-21 10:00Z'));
-		ANALYZE shared_u; ANALYZE shared_o`)
+		ANALYZE shared_u; ANALYZE shared_o;
+		CREATE TABLE shared_tail_u (id pgid.ulid PRIMARY KEY);
+		CREATE TABLE shared_tail_o (id pgid.objectid PRIMARY KEY);
+		SELECT pgid.tail_enable('shared_tail_u', '2.5 s'), pgid.tail_enable('shared_tail_o', '1 s')`)
 
 	// Tables of a run: ULID and ObjectId parents with a DEFAULT partition
 	// holding a row, daily partitions from the 18th to the 22nd with a row
@@ -80,6 +83,7 @@ func TestSessionIndependence(t *testing.T) {
 				INSERT INTO {t} VALUES ({min}('2026-12-24Z'));
 				CREATE TABLE {t}_tags (id {typ} REFERENCES {t} ON DELETE CASCADE);
 				CREATE TABLE {t}_notes (id {typ} REFERENCES {t});
+				CREATE TABLE {t}_tail (id {typ} PRIMARY KEY);
 				INSERT INTO {t}_tags VALUES ({min}('2026-11-18 01:00Z'));
 				INSERT INTO {t}_notes VALUES ({min}('2026-11-19 01:00Z'))`))
 		}
@@ -123,6 +127,19 @@ func TestSessionIndependence(t *testing.T) {
 			{"SELECT partition::text, is_default, lower, upper, from_bound, to_bound, row_estimate FROM pgid.list_partitions('shared_o')", nil}},
 		"pgid.expired_partitions(regclass,interval,timestamp with time zone)": {{"SELECT partition::text, lower, upper FROM pgid.expired_partitions('shared_o', $1::interval, $2)", []any{day, at}},
 			{"SELECT partition::text, lower, upper FROM pgid.expired_partitions('shared_u', $1::interval, $2)", []any{"1 day -1 month", at}}},
+		"pgid.tail_config(regclass)": {{"SELECT * FROM pgid.tail_config('shared_tail_u')", nil}, {"SELECT * FROM pgid.tail_config('shared_tail_o')", nil},
+			{"SELECT * FROM pgid.tail_config('pg_class')", nil}},
+		"pgid.tail_disable(regclass)": {{"SELECT pgid.tail_disable('{p}o_tail')", nil}},
+		"pgid.tail_enable(regclass,interval)": {{"SELECT pgid.tail_enable('{p}u_tail', $1::interval)", []any{"1.5 seconds"}},
+			{"SELECT pgid.tail_enable('{p}o_tail', $1::interval)", []any{"2 days"}}, {"SELECT pgid.tail_enable('{p}o_tail', $1::interval)", []any{"0"}},
+			{"SELECT pgid.tail_enable('pg_class', $1::interval)", []any{"1 s"}}, {"SELECT pgid.tail_enable('{p}u', $1::interval)", []any{"1 s"}}},
+		"pgid.tail_guard_ulid()": {{"INSERT INTO shared_tail_u VALUES (pgid.gen_ulid_v7()) RETURNING pgid.ulid_time(id) > now() - interval '1 minute'", nil},
+			{"INSERT INTO shared_tail_u VALUES ($1)", []any{u}}},
+		"pgid.tail_guard_objectid()": {{"INSERT INTO shared_tail_o VALUES (pgid.gen_objectid()) RETURNING pgid.objectid_time(id) > now() - interval '1 minute'", nil},
+			{"INSERT INTO shared_tail_o VALUES ($1)", []any{o}}},
+		"pgid._tail_refuse(text,text,text,timestamp with time zone,text,boolean)": {{"SELECT pgid._tail_refuse('public', 'ev', 'X', $1, '2.5', true)", []any{at}},
+			{"SELECT pgid._tail_refuse('public', 'ev', NULL, NULL, '1', false)", nil}},
+		"pgid.tail_writers()": {{"SELECT observed_at <= clock_timestamp(), cardinality(xids) = cardinality(starts) FROM pgid.tail_writers()", nil}},
 		"pgid.partition_span(text,interval)": {{"SELECT * FROM pgid.partition_span('retention', $1::interval)", []any{"30 days"}},
 			{"SELECT * FROM pgid.partition_span('retention', $1::interval)", []any{"1 year 2 months"}},
 			{"SELECT * FROM pgid.partition_span('retention', $1::interval)", []any{"1 month 2 days"}},
@@ -199,7 +216,9 @@ func TestSessionIndependence(t *testing.T) {
 	clean := run(connect(t, dsn, pgx.QueryExecModeCacheStatement), "c_")
 	// The clean run's results are what they should be, in a few places.
 	for k, want := range map[string]string{
-		"pgid.ulid_to_text(uuid) #0":               "[" + u.String() + "]\n",
+		"pgid.ulid_to_text(uuid) #0": "[" + u.String() + "]\n",
+		"pgid.tail_guard_ulid() #1": `ERROR PGI20: pgid: public.shared_tail_u: id ` + u.String() + ` (made ` + u.Timestamp().UTC().Format("2006-01-02T15:04:05.000Z") +
+			`) is older than the database clock at INSERT minus the tail lead of 2.5 s (detail "A table set up for tailing (pgid.tail_enable) accepts only IDs made at most its lead before the database clock at INSERT; an older ID could commit behind a reader's cursor.", hint "Make the ID just before the INSERT, check the service clock against the database clock, or declare a larger lead with pgid.tail_enable (stop the table's readers while raising it).")`,
 		"pgid.objectid_to_short(bytea) #0":         "[" + o.Short() + "]\n",
 		"pgid.objectid_from_hex(text) #1":          `ERROR 22P02: invalid ObjectId "\\x4e7020cb7cac81af7136236b": length 26 bytes, want 24 hex digits (detail "", hint "")`,
 		"pgid.default_partition_rows(regclass) #0": "[shared_u_default 1 2026-12-01 00:00:00 +0000 UTC 2026-12-01 00:00:00 +0000 UTC]\n",

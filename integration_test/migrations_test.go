@@ -39,8 +39,9 @@ const pgidFunctions = 19
 var schemaLatest = migrations.Latest()
 
 // pgidAllFunctions adds the partition functions of 004 and 006
-// (partition_test.go checks them).
-const pgidAllFunctions = pgidFunctions + 12
+// (partition_test.go checks them) and the 7 tail functions of 008
+// (tail_test.go).
+const pgidAllFunctions = pgidFunctions + 12 + 7
 
 func pgidObjects(t *testing.T, conn *pgx.Conn) (types, funcs int) {
 	t.Helper()
@@ -254,6 +255,7 @@ func TestFunctionAttributes(t *testing.T) {
 		FROM pg_proc p JOIN pg_language l ON l.oid = p.prolang
 		WHERE p.pronamespace = 'pgid'::regnamespace
 		  AND p.proname NOT LIKE '%partition%' -- 004, checked in partition_test.go
+		  AND p.proname NOT LIKE '%tail%' -- 008, checked in tail_test.go
 		ORDER BY 1`)
 	if err != nil {
 		t.Fatal(err)

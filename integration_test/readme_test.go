@@ -4,9 +4,11 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -21,6 +23,7 @@ import (
 	"github.com/pgid/pgid/pgidpgx"
 	"github.com/pgid/pgid/sqlc"
 	"github.com/pgid/pgid/sqlc/pgxdb"
+	"github.com/pgid/pgid/tail"
 	"github.com/pgid/pgid/ulidtype"
 )
 
@@ -341,5 +344,50 @@ func TestReadmeOpaque(t *testing.T) {
 	}
 	if string(b) != `{"code":"`+code+`"}` || len(code) != 16 || len(ucode) != 26 {
 		t.Errorf("JSON %s, code %q, ULID code %q", b, code, ucode)
+	}
+}
+
+// The README's tailing block: three rows inserted, then delivered in order.
+func TestReadmeTail(t *testing.T) {
+	dsn := readmeDB(t)
+	conn := connect(t, dsn, pgx.QueryExecModeCacheStatement)
+	pool, err := pgxpool.New(context.Background(), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	var want []ulidtype.ULID
+	for _, k := range []string{"signup", "login", "logout"} {
+		id := ulidtype.New()
+		if _, err := conn.Exec(context.Background(), "INSERT INTO events (id, kind) VALUES ($1, $2)", id, k); err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, id)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var saved ulidtype.ULID // the zero ID: from the first row
+	var got []ulidtype.ULID
+	handle := func(ctx context.Context, rows []tail.Row[ulidtype.ULID]) error {
+		for _, r := range rows {
+			got = append(got, r.ID)
+		}
+		if len(got) >= len(want) {
+			cancel()
+		}
+		return nil
+	}
+
+	{
+		err := tail.Enable(ctx, conn, "events", 2*time.Second) // once, as the table's owner
+
+		tl, err := tail.New(pool, tail.Config[ulidtype.ULID]{Table: "events", After: saved})
+		err = tl.Run(ctx, func(ctx context.Context, rows []tail.Row[ulidtype.ULID]) error {
+			return handle(ctx, rows) // rows[i].ID, rows[i].JSON; save rows[len(rows)-1].ID
+		})
+
+		if !errors.Is(err, context.Canceled) || !slices.Equal(got, want) || tl.Cursor() != want[2] {
+			t.Fatalf("Run: %v; got %v, want %v", err, got, want)
+		}
 	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/pgid/pgid/migrations"
 	"github.com/pgid/pgid/objectidtype"
+	"github.com/pgid/pgid/tail"
 	"github.com/pgid/pgid/ulidtype"
 )
 
@@ -324,6 +325,59 @@ func checkAllFunctions(t *testing.T, conn *pgx.Conn, path string, covered map[st
 	call("partition_width", "partition_range", "partition_name", "partition_lock_key", "partition_key_kind",
 		"ensure_partitions", "list_partitions", "expired_partitions",
 		"retire_partition", "partition_span", "partition_ddl_lock", "default_partition_rows")
+
+	checkTailFunctions(t, conn, path)
+	call("tail_enable", "tail_disable", "tail_config", "tail_writers", "tail_guard_ulid", "tail_guard_objectid", "_tail_refuse")
+}
+
+// checkTailFunctions sets up a ULID and an ObjectId table for tailing,
+// inserts a fresh and a refused ID into each, tails the fresh one with a
+// Tailer, and removes the set-up again: 008's functions and triggers.
+func checkTailFunctions(t *testing.T, conn *pgx.Conn, path string) {
+	t.Helper()
+	ctx := context.Background()
+	if _, err := conn.Exec(ctx, `DROP TABLE IF EXISTS public.hijack_tail_u, public.hijack_tail_o;
+		CREATE TABLE public.hijack_tail_u (id pgid.ulid PRIMARY KEY, n pg_catalog.int4);
+		CREATE TABLE public.hijack_tail_o (id pgid.objectid PRIMARY KEY, n pg_catalog.int4)`); err != nil {
+		t.Fatalf("search_path %s: %v", path, err)
+	}
+	old := time.Now().Add(-time.Minute)
+	for _, c := range []struct {
+		table      string
+		fresh, old any
+	}{
+		{"public.hijack_tail_u", ulidtype.New(), ulidtype.MinAt(old)},
+		{"public.hijack_tail_o", objectidtype.New(), objectidtype.MinAt(old)},
+	} {
+		if err := tail.Enable(ctx, conn, c.table, time.Second); err != nil {
+			t.Fatalf("search_path %s: %v", path, err)
+		}
+		if _, err := conn.Exec(ctx, "INSERT INTO "+c.table+" (id, n) VALUES ($1, 1)", c.fresh); err != nil {
+			t.Errorf("search_path %s: %s: fresh ID: %v", path, c.table, err)
+		}
+		_, err := conn.Exec(ctx, "INSERT INTO "+c.table+" (id, n) VALUES ($1, 2)", c.old)
+		if !tail.IsTooOld(err) || !strings.Contains(err.Error(), "is older than the database clock at INSERT minus the tail lead of 1 s") {
+			t.Errorf("search_path %s: %s: old ID: %v, want PGI20", path, c.table, err)
+		}
+	}
+	tl, err := tail.New(conn, tail.Config[ulidtype.ULID]{Table: "public.hijack_tail_u"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows []tail.Row[ulidtype.ULID]
+	for deadline := time.Now().Add(10 * time.Second); len(rows) == 0 && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if rows, err = tl.Next(ctx); err != nil {
+			t.Fatalf("search_path %s: Tailer: %v", path, err)
+		}
+	}
+	if len(rows) != 1 || !strings.Contains(string(rows[0].JSON), `"n":1`) {
+		t.Errorf("search_path %s: Tailer read %v", path, rows)
+	}
+	for _, table := range []string{"public.hijack_tail_u", "public.hijack_tail_o"} {
+		if err := tail.Disable(ctx, conn, table); err != nil {
+			t.Errorf("search_path %s: %v", path, err)
+		}
+	}
 }
 
 // checkPartitionFunctions runs 004's functions on a table partitioned by

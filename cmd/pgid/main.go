@@ -17,6 +17,7 @@
 //	pgid open [--key-file F] [--candidates] [--json] CODE...
 //	pgid new-key [--id N] [--bytes 16|24|32]
 //	pgid partition ensure|list --table T [--every W --ahead N --retain D --retire HOW] [--json]
+//	pgid tail --table T [--since TIME|ID] [--enable LEAD] [--json]
 //
 // Run "pgid COMMAND -h" for each command's flags; docs/CLI.md has examples.
 // Exit status: 0 on success, 2 for bad input (flags, IDs, times), 1 when the
@@ -73,6 +74,7 @@ func init() {
 		{"open", "[--key-file F] [--candidates] [--json] CODE...", "print the IDs of public codes", cmdOpen},
 		{"new-key", "[--id N] [--bytes 16|24|32]", "print a new random key line for --key-file", cmdNewKey},
 		{"partition", "ensure|list --table T [--every W --ahead N --retain D --retire HOW] [--json]", "keep a table partitioned by RANGE (id) in time partitions; list them", cmdPartition},
+		{"tail", "--table T [--since TIME|ID] [--enable LEAD] [--json]", "print a table's rows in ID order as they become safe to read, until interrupted", cmdTail},
 	}
 }
 

@@ -1,0 +1,132 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/pgid/pgid/objectidtype"
+	"github.com/pgid/pgid/ulidtype"
+)
+
+// syncBuffer is a bytes.Buffer safe to write from the command while the
+// test reads it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// tailUntil runs pgid tail with args until its stdout has n lines, then
+// interrupts it, and returns the exit status, the lines and stderr.
+func tailUntil(t *testing.T, n int, args ...string) (int, []string, string) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var out, errOut syncBuffer
+	done := make(chan int)
+	go func() { done <- run(ctx, append([]string{"tail"}, args...), &out, &errOut) }()
+	deadline := time.After(30 * time.Second)
+	for strings.Count(out.String(), "\n") < n {
+		select {
+		case code := <-done:
+			t.Fatalf("pgid tail %v ended early: exit %d\nstdout:\n%s\nstderr:\n%s", args, code, out.String(), errOut.String())
+		case <-deadline:
+			cancel()
+			<-done
+			t.Fatalf("pgid tail %v: %d lines after 30 s, want %d\nstdout:\n%s\nstderr:\n%s", args, strings.Count(out.String(), "\n"), n, out.String(), errOut.String())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	cancel()
+	code := <-done
+	return code, strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n"), errOut.String()
+}
+
+func TestTail(t *testing.T) {
+	if code, out, _ := runCLI(t, "tail", "-h"); code != 0 || !strings.Contains(out, "pgid tail --table T") || !strings.Contains(out, "--since") {
+		t.Errorf("tail -h: exit %d, stdout %q", code, out)
+	}
+	dsn, conn := migratedDB(t)
+	ctx := context.Background()
+	if _, err := conn.Exec(ctx, "CREATE TABLE events (id pgid.ulid PRIMARY KEY DEFAULT pgid.gen_ulid_v7(), kind text NOT NULL)"); err != nil {
+		t.Fatal(err)
+	}
+	// Not set up yet: exit 1 with the way out.
+	if code, _, errOut := runCLI(t, "tail", "--database-url", dsn, "--table", "events"); code != 1 || !strings.Contains(errOut, "not set up for tailing") || !strings.Contains(errOut, "--enable") {
+		t.Errorf("table not set up: exit %d, stderr %q", code, errOut)
+	}
+	var ids []ulidtype.ULID
+	insert := func(kinds ...string) {
+		for _, k := range kinds {
+			id := ulidtype.New()
+			if _, err := conn.Exec(ctx, "INSERT INTO events (id, kind) VALUES ($1, $2)", id, k); err != nil {
+				t.Fatal(err)
+			}
+			ids = append(ids, id)
+		}
+	}
+	// --enable sets the table up; the rows come out as JSON lines.
+	go func() { time.Sleep(200 * time.Millisecond); insert("signup", "login", "logout") }()
+	code, lines, errOut := tailUntil(t, 3, "--database-url", dsn, "--table", "events", "--enable", "1s", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+	for i, l := range lines {
+		var got struct {
+			ID   string
+			Time string
+			Row  struct{ Kind string }
+		}
+		if err := json.Unmarshal([]byte(l), &got); err != nil {
+			t.Fatalf("line %d: %v: %q", i, err, l)
+		}
+		if got.ID != ids[i].String() || got.Row.Kind != []string{"signup", "login", "logout"}[i] || got.Time != fmtTime(ids[i].Timestamp()) {
+			t.Errorf("line %d: %+v, want %s", i, got, ids[i])
+		}
+	}
+	if !strings.Contains(errOut, "resume with --since "+ids[2].String()) {
+		t.Errorf("stderr %q does not say where to resume", errOut)
+	}
+	// Resume after the second row: the third, in text.
+	code, lines, _ = tailUntil(t, 1, "--database-url", dsn, "--table", "events", "--since", ids[1].String())
+	if code != 0 || len(lines) != 1 || !strings.HasPrefix(lines[0], ids[2].String()+"  ") || !strings.Contains(lines[0], `"kind":"logout"`) {
+		t.Errorf("--since ID: exit %d, lines %q", code, lines)
+	}
+	// From a time: all three.
+	code, lines, _ = tailUntil(t, 3, "--database-url", dsn, "--table", "events", "--since", "-1h")
+	if code != 0 || len(lines) != 3 || !strings.HasPrefix(lines[0], ids[0].String()) {
+		t.Errorf("--since -1h: exit %d, lines %q", code, lines)
+	}
+	// Bad input: exit 2.
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--database-url", dsn}, "--table is required"},
+		{[]string{"--database-url", dsn, "--table", "events", "--since", objectidtype.New().String()}, "other kind"},
+		{[]string{"--database-url", dsn, "--table", "events", "--since", "yesterday-ish"}, "neither an ID"},
+		{[]string{"--database-url", dsn, "--table", "events", "--batch", "0"}, "--batch"},
+		{[]string{"--database-url", dsn, "--table", "events", "--poll", "0s"}, "--poll"},
+		{[]string{"--database-url", dsn, "--table", "events", "--enable", "48h"}, "out of range"},
+	} {
+		if code, _, errOut := runCLI(t, append([]string{"tail"}, c.args...)...); code != 2 || !strings.Contains(errOut, c.want) {
+			t.Errorf("pgid tail %v: exit %d, stderr %q, want 2 and %q", c.args, code, errOut, c.want)
+		}
+	}
+}

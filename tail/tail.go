@@ -1,0 +1,395 @@
+// Package tail reads a table in ID order, batch by batch, after a cursor
+// that is an ID, and never skips a row whose transaction commits late nor
+// returns a row twice.
+//
+// The naive reader, "SELECT ... WHERE id > $cursor ORDER BY id", loses rows:
+// IDs are made before commit, so a transaction that took an ID at 12:00:00.100
+// and commits at 12:00:02 is invisible to a reader that ran at 12:00:01 and
+// moved its cursor past 12:00:00.500. This package reads only below a safe
+// horizon instead:
+//
+//   - [Enable] (SQL pgid.tail_enable) installs a trigger on the table that
+//     refuses, with SQLSTATE PGI20 ([ErrTooOld]), any row whose ID is older
+//     than the database clock at its INSERT minus the table's declared
+//     maximum lead. The clock is read after the transaction has an xid.
+//   - Each [Tailer.Next] first asks pgid.tail_writers for the database clock
+//     and then the xids of the transactions of the database that hold one
+//     (pg_stat_activity.backend_xid, readable by every role, and
+//     pg_prepared_xacts). An xid it had not seen at its previous call was
+//     assigned after that call's clock, so it can only insert rows with IDs
+//     at or above that clock minus the lead. The horizon is the smallest of
+//     these bounds and the clock, minus the lead; every row with a smaller ID
+//     that will ever commit has committed before the next statement, which
+//     reads "id > cursor AND id < MinAt(horizon)" in ID order.
+//
+// The lag from commit to delivery is therefore at least the lead (plus the
+// polling interval), and a transaction that holds an xid for long holds the
+// horizon at its start for as long. A new [Tailer] cannot bound the
+// transactions already running at its first call unless it may see their
+// xact_start (its own role's sessions, or pg_read_all_stats): it waits for
+// them to end. docs/TAIL.md has the argument, the costs and the limits
+// (reading from a standby is not safe; use logical decoding when rows must
+// come out in commit order or the lead cannot be bounded).
+//
+// Run the migrations first. The reader needs SELECT on the table and nothing
+// else; [Enable] needs the table's owner.
+package tail
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/pgid/pgid/objectidtype"
+	"github.com/pgid/pgid/ulidtype"
+)
+
+// Errors, usable with errors.Is. Those raised by the SQL functions carry the
+// SQLSTATE named here; the returned error also unwraps to the
+// *pgconn.PgError.
+var (
+	// ErrTooOld: an INSERT or UPDATE of id was refused because the ID is
+	// older than the database clock minus the table's lead (SQLSTATE
+	// PGI20). Use [IsTooOld] on errors from your own inserts.
+	ErrTooOld = errors.New("tail: id older than the table's tail lead allows")
+	// ErrNotEnabled: the table is not set up with [Enable] (PGI21).
+	ErrNotEnabled = errors.New("tail: table not set up for tailing")
+	// ErrSetup: [Enable] was refused: no id column, a column of another
+	// type, or a lead out of range (PGI22).
+	ErrSetup = errors.New("tail: cannot set the table up for tailing")
+	// ErrKind: the table's id column is not of the Tailer's ID type.
+	ErrKind = errors.New("tail: id column is not of the Tailer's ID type")
+	// ErrConfig: a Config or argument is invalid.
+	ErrConfig = errors.New("tail: invalid configuration")
+)
+
+// SQLSTATEs of the SQL functions in migrations/functions/08_tail.sql.
+const (
+	CodeTooOld     = "PGI20"
+	CodeNotEnabled = "PGI21"
+	CodeSetup      = "PGI22"
+)
+
+// sqlError maps the SQLSTATEs above to the sentinels, keeping the
+// *pgconn.PgError in the chain.
+func sqlError(err error) error {
+	var pe *pgconn.PgError
+	if !errors.As(err, &pe) {
+		return err
+	}
+	switch pe.Code {
+	case CodeTooOld:
+		return fmt.Errorf("%w: %w", ErrTooOld, err)
+	case CodeNotEnabled:
+		return fmt.Errorf("%w: %w", ErrNotEnabled, err)
+	case CodeSetup:
+		return fmt.Errorf("%w: %w", ErrSetup, err)
+	}
+	return err
+}
+
+// IsTooOld reports whether err is, or wraps, the refusal of a row by the
+// trigger of [Enable] (SQLSTATE PGI20), from this package or from any
+// INSERT through pgx or database/sql over pgx.
+func IsTooOld(err error) bool {
+	if errors.Is(err, ErrTooOld) {
+		return true
+	}
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && pe.Code == CodeTooOld
+}
+
+// ID is the key types a table can be tailed by.
+type ID interface {
+	ulidtype.ULID | objectidtype.ObjectID
+}
+
+// kindOf names K as pgid.tail_config does.
+func kindOf[K ID]() string {
+	var k K
+	if _, ok := any(k).(ulidtype.ULID); ok {
+		return "ulid"
+	}
+	return "objectid"
+}
+
+// minAt is K's MinAt.
+func minAt[K ID](t time.Time) K {
+	var k K
+	switch p := any(&k).(type) {
+	case *ulidtype.ULID:
+		*p = ulidtype.MinAt(t)
+	case *objectidtype.ObjectID:
+		*p = objectidtype.MinAt(t)
+	}
+	return k
+}
+
+// Enable sets table (as SQL names it: events, app.events) up for tailing
+// by its id column (uuid or bytea, or the domains pgid.ulid and
+// pgid.objectid): a trigger refuses rows whose ID is older than the
+// database clock at INSERT minus maxLead (SQLSTATE PGI20, [ErrTooOld]).
+// Called again, it changes the lead; stop the table's Tailers while raising
+// it. maxLead must cover the time between making an ID and inserting it,
+// plus how far the service's clock may run behind the database's; it is
+// also the least lag of every reader. Run as the table's owner.
+func Enable[D DB](ctx context.Context, db D, table string, maxLead time.Duration) error {
+	if table == "" {
+		return fmt.Errorf("%w: empty table name", ErrConfig)
+	}
+	if maxLead < time.Millisecond || maxLead > 24*time.Hour {
+		return fmt.Errorf("%w: lead %v out of range: want 1ms to 24h", ErrConfig, maxLead)
+	}
+	return withConn(ctx, db, func(c *pgx.Conn) error {
+		_, err := c.Exec(ctx, "SELECT pgid.tail_enable($1::pg_catalog.regclass, pg_catalog.make_interval(secs => $2::pg_catalog.float8))",
+			table, maxLead.Seconds())
+		if err != nil {
+			return fmt.Errorf("tail: enable %s: %w", table, sqlError(err))
+		}
+		return nil
+	})
+}
+
+// Disable removes what [Enable] installed on table.
+func Disable[D DB](ctx context.Context, db D, table string) error {
+	return withConn(ctx, db, func(c *pgx.Conn) error {
+		if _, err := c.Exec(ctx, "SELECT pgid.tail_disable($1::pg_catalog.regclass)", table); err != nil {
+			return fmt.Errorf("tail: disable %s: %w", table, sqlError(err))
+		}
+		return nil
+	})
+}
+
+// Row is one delivered row: its ID and the whole row as JSON
+// (PostgreSQL's row_to_json; a bytea column is the string "\\x...").
+type Row[K ID] struct {
+	ID   K
+	JSON json.RawMessage
+}
+
+// Config says what a [Tailer] reads.
+type Config[K ID] struct {
+	// Table, as SQL names it (events, app.events), set up with [Enable].
+	Table string
+	// After: deliver rows with IDs greater than this one; the zero ID
+	// (default) delivers the table from its first row. A cursor saved
+	// from [Tailer.Cursor] or the last delivered [Row.ID] resumes a read.
+	After K
+	// Since, if not zero and after After's time, starts the read at the
+	// first row made at or after this time instead.
+	Since time.Time
+	// Batch is the most rows one [Tailer.Next] returns; default 100.
+	Batch int
+	// MinWait and MaxWait bound [Tailer.Run]'s pause between reads that
+	// found nothing: it starts at MinWait (default 50ms) and doubles up to
+	// MaxWait (default 1s); a full batch is followed by the next read at
+	// once.
+	MinWait, MaxWait time.Duration
+}
+
+// Tailer reads one table in ID order. It remembers, between reads, the
+// xids it has seen running (that is what lets it move on while writers
+// are busy), so keep one Tailer per reading loop and do not use it from
+// several goroutines at once.
+type Tailer[K ID] struct {
+	conn    func(ctx context.Context, f func(*pgx.Conn) error) error
+	cfg     Config[K]
+	cursor  K
+	incl    bool // the next read includes cursor (a Since start)
+	h       horizon
+	safe    time.Time // the horizon (database clock minus lead): rows below it are all committed
+	full    bool      // the last read returned a full batch
+	rel     string    // the table's qualified name, once known
+	lead    time.Duration
+	started bool
+}
+
+// New returns a Tailer over db (see [DB]) for cfg. It does not touch the
+// database: the first [Tailer.Next] checks the table.
+func New[K ID, D DB](db D, cfg Config[K]) (*Tailer[K], error) {
+	if cfg.Table == "" {
+		return nil, fmt.Errorf("%w: Config.Table is empty", ErrConfig)
+	}
+	if cfg.Batch == 0 {
+		cfg.Batch = 100
+	}
+	if cfg.Batch < 0 {
+		return nil, fmt.Errorf("%w: Config.Batch %d is negative", ErrConfig, cfg.Batch)
+	}
+	if cfg.MinWait <= 0 {
+		cfg.MinWait = 50 * time.Millisecond
+	}
+	if cfg.MaxWait <= 0 {
+		cfg.MaxWait = time.Second
+	}
+	if cfg.MaxWait < cfg.MinWait {
+		return nil, fmt.Errorf("%w: Config.MaxWait %v is shorter than MinWait %v", ErrConfig, cfg.MaxWait, cfg.MinWait)
+	}
+	if err := checkDB(db); err != nil {
+		return nil, err
+	}
+	t := &Tailer[K]{cfg: cfg, cursor: cfg.After}
+	t.conn = func(ctx context.Context, f func(*pgx.Conn) error) error { return withConn(ctx, db, f) }
+	if !cfg.Since.IsZero() {
+		if s := minAt[K](cfg.Since); compare(s, cfg.After) > 0 {
+			t.cursor, t.incl = s, true
+		}
+	}
+	return t, nil
+}
+
+// Cursor is the ID of the last row delivered (or the start position): save
+// it and pass it as Config.After to resume.
+func (t *Tailer[K]) Cursor() K { return t.cursor }
+
+// Horizon is the database time below which every row that will ever
+// commit had committed when the last read ran: the read returned them all
+// (or a full batch of them). It never moves back. Zero until the first read
+// that had one (a new Tailer waits for the transactions that were running
+// before it started, unless it may see their start).
+func (t *Tailer[K]) Horizon() time.Time { return t.safe }
+
+// Next reads the next batch: at most Config.Batch rows after the cursor, in
+// ID order, each committed and each delivered once by this Tailer, and
+// moves the cursor to the last one. It returns no rows (and no error) when
+// nothing new is safe to read yet.
+func (t *Tailer[K]) Next(ctx context.Context) ([]Row[K], error) {
+	var rows []Row[K]
+	err := t.conn(ctx, func(c *pgx.Conn) error {
+		var err error
+		rows, err = t.next(ctx, c)
+		return err
+	})
+	return rows, err
+}
+
+func (t *Tailer[K]) next(ctx context.Context, c *pgx.Conn) ([]Row[K], error) {
+	if !t.started {
+		var kind string
+		var lead time.Duration
+		if err := c.QueryRow(ctx, "SELECT relation, kind, max_lead FROM pgid.tail_config($1::pg_catalog.regclass)", t.cfg.Table).
+			Scan(&t.rel, &kind, &lead); err != nil {
+			return nil, fmt.Errorf("tail: %s: %w", t.cfg.Table, sqlError(err))
+		}
+		if kind != kindOf[K]() {
+			return nil, fmt.Errorf("%w: %s is keyed by %s IDs, not %s", ErrKind, t.rel, kind, kindOf[K]())
+		}
+		t.started = true
+	}
+	if c.PgConn().TxStatus() != 'I' {
+		return nil, fmt.Errorf("%w: the connection is inside a transaction; a Tailer needs a fresh snapshot for each statement", ErrConfig)
+	}
+	// 1. The horizon, in a statement (and transaction) of its own. The
+	// lead is read again each time, with the writers. A lowered lead is
+	// safe at once: replacing the trigger waited for every transaction
+	// that had inserted under the old one. A raised one needs the readers
+	// stopped (docs/TAIL.md). A horizon stays true once computed (the rows
+	// below it are all committed), so after a full batch below it the next
+	// read reuses it: a backlog costs one statement per batch.
+	hi := minAt[K](t.safe)
+	if !t.full || t.safe.IsZero() || compare(t.cursor, hi) >= 0 {
+		var w writers
+		var lead time.Duration
+		if err := c.QueryRow(ctx, "SELECT w.observed_at, w.xids, w.starts, c.max_lead FROM pgid.tail_writers() w, pgid.tail_config($1::pg_catalog.regclass) c", t.cfg.Table).
+			Scan(&w.at, &w.xids, &w.starts, &lead); err != nil {
+			return nil, fmt.Errorf("tail: %s: horizon: %w", t.rel, sqlError(err))
+		}
+		safe, ok := t.h.advance(w)
+		if !ok {
+			return nil, nil
+		}
+		if s := safe.Add(-lead); s.After(t.safe) {
+			t.safe = s
+		}
+		hi = minAt[K](t.safe)
+		if compare(t.cursor, hi) >= 0 {
+			t.full = false
+			return nil, nil
+		}
+	}
+	// 2. The rows, under a snapshot taken after the horizon.
+	op := ">"
+	if t.incl {
+		op = ">="
+	}
+	q := "SELECT t.id, pg_catalog.row_to_json(t)::pg_catalog.text FROM " + t.rel + " t WHERE t.id OPERATOR(pg_catalog." + op +
+		") $1 AND t.id OPERATOR(pg_catalog.<) $2 ORDER BY t.id LIMIT $3"
+	r, err := c.Query(ctx, q, t.cursor, hi, t.cfg.Batch)
+	if err != nil {
+		return nil, fmt.Errorf("tail: %s: read: %w", t.rel, err)
+	}
+	out := make([]Row[K], 0, t.cfg.Batch)
+	for r.Next() {
+		var row Row[K]
+		var js []byte
+		if err := r.Scan(&row.ID, &js); err != nil {
+			r.Close()
+			return nil, fmt.Errorf("tail: %s: read: %w", t.rel, err)
+		}
+		row.JSON = json.RawMessage(js)
+		out = append(out, row)
+	}
+	if err := r.Err(); err != nil {
+		return nil, fmt.Errorf("tail: %s: read: %w", t.rel, err)
+	}
+	if len(out) > 0 {
+		t.cursor, t.incl = out[len(out)-1].ID, false
+	}
+	t.full = len(out) == t.cfg.Batch
+	return out, nil
+}
+
+// Run reads batch after batch and hands each to handle until ctx ends or
+// handle fails; it returns ctx's error or handle's. The cursor moves past a
+// batch only when handle returns nil, so a failed batch is delivered again
+// by the next Next or Run. Between empty reads it waits from MinWait,
+// doubling up to MaxWait; errors reading the database are returned.
+func (t *Tailer[K]) Run(ctx context.Context, handle func(context.Context, []Row[K]) error) error {
+	wait := t.cfg.MinWait
+	for {
+		cur, incl := t.cursor, t.incl
+		rows, err := t.Next(ctx)
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return err
+		}
+		if len(rows) > 0 {
+			if err := handle(ctx, rows); err != nil {
+				t.cursor, t.incl = cur, incl
+				return err
+			}
+			wait = t.cfg.MinWait
+			if len(rows) == t.cfg.Batch {
+				continue
+			}
+		}
+		timer := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			timer.Stop()
+			return ctx.Err()
+		case <-timer.C:
+		}
+		if len(rows) == 0 {
+			wait = min(2*wait, t.cfg.MaxWait)
+		}
+	}
+}
+
+// compare orders two IDs of the same type by their bytes.
+func compare[K ID](a, b K) int {
+	switch x := any(a).(type) {
+	case ulidtype.ULID:
+		return x.Compare(any(b).(ulidtype.ULID))
+	case objectidtype.ObjectID:
+		return x.Compare(any(b).(objectidtype.ObjectID))
+	}
+	return 0
+}
