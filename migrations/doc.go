@@ -86,7 +86,10 @@
 // (bytea): pgid.objectid_time, pgid.objectid_to_hex, pgid.objectid_from_hex,
 // pgid.objectid_to_short, pgid.objectid_from_short, pgid.objectid_min_at,
 // pgid.objectid_max_at, pgid.gen_objectid. Partitions: see package
-// github.com/pgid/pgid/partition. Names starting with an underscore
+// github.com/pgid/pgid/partition. Tailing (pgid.tail_enable,
+// pgid.tail_disable, pgid.tail_config, pgid.tail_writers and the trigger
+// functions pgid.tail_guard_ulid and pgid.tail_guard_objectid): see package
+// github.com/pgid/pgid/tail. Names starting with an underscore
 // (pgid._parse_error, pgid._crockford_pairs, pgid._short_alphabet) are
 // internal helpers of these,
 // not API.
