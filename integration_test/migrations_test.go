@@ -26,12 +26,14 @@ func sqlState(err error) string {
 
 // pgidFunctions is the number of functions in schema pgid outside 004: 6
 // ULID and 8 ObjectId functions, the internal pgid._parse_error and
-// pgid._crockford_pairs, and 005's pgid.gen_ulid_v7 and pgid.ulid_is_v7.
-const pgidFunctions = 18
+// pgid._crockford_pairs, 005's pgid.gen_ulid_v7 and pgid.ulid_is_v7, and
+// 007's pgid.typeid_text, pgid.typeid_uuid and their internal
+// pgid._typeid_error and pgid._typeid_quote_byte.
+const pgidFunctions = 22
 
 // schemaLatest is the version Up brings a database to: the number of
 // migration files.
-const schemaLatest = 6
+const schemaLatest = 7
 
 // pgidAllFunctions adds the partition functions of 004 and 006
 // (partition_test.go checks them).

@@ -21,7 +21,7 @@ func TestLoad(t *testing.T) {
 	if err := m.LoadMigrations(migrations.FS); err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"001_schema_and_domains.sql", "002_ulid_functions.sql", "003_objectid_functions.sql", "004_partitions.sql", "005_uuidv7.sql", "006_partition_safety.sql"}
+	want := []string{"001_schema_and_domains.sql", "002_ulid_functions.sql", "003_objectid_functions.sql", "004_partitions.sql", "005_uuidv7.sql", "006_partition_safety.sql", "007_typeid.sql"}
 	if len(m.Migrations) != len(want) {
 		t.Fatalf("got %d migrations, want %d", len(m.Migrations), len(want))
 	}

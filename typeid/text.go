@@ -82,7 +82,7 @@ func ValidPrefix(p string) error {
 	if validPrefix(p) {
 		return nil
 	}
-	return prefixError(p, p, 0, "the type's prefix")
+	return prefixError(p, p, true, "the type's prefix")
 }
 
 // validPrefix reports whether p follows the specification's prefix rules.
@@ -102,26 +102,31 @@ func validPrefix(p string) bool {
 	return true
 }
 
-// prefixError describes why prefix p, found at offset off of input, breaks
-// the rules; what says whose prefix it is.
-func prefixError(input, p string, off int, what string) *ParseError {
-	e := &ParseError{Input: input, Pos: off, Err: ErrPrefix}
+// prefixError describes why prefix p breaks the rules; what says whose
+// prefix it is. Positions in the message count from the start of p; if p is
+// the input's own prefix (inInput), which starts the input, they are also
+// the error's Pos, else Pos is -1.
+func prefixError(input, p string, inInput bool, what string) *ParseError {
+	e := &ParseError{Input: input, Pos: -1, Err: ErrPrefix}
+	at := func(i int) string {
+		if inInput {
+			e.Pos = i
+		}
+		return strconv.Itoa(i)
+	}
 	switch {
 	case len(p) > maxPrefixLen:
-		e.Pos, e.Msg = -1, what+" has "+strconv.Itoa(len(p))+" bytes, want at most 63"
+		e.Msg = what + " has " + strconv.Itoa(len(p)) + " bytes, want at most 63"
 	case p[0] == '_':
-		e.Msg = what + " starts with '_' at position " + strconv.Itoa(off) + ", want a letter a-z"
+		e.Msg = what + " starts with '_' at position " + at(0) + ", want a letter a-z"
 	default:
 		for i := range len(p) {
 			if c := p[i]; (c < 'a' || c > 'z') && c != '_' {
-				e.Pos = off + i
-				e.Msg = "invalid character " + idtext.QuoteByte(c) + " at position " + strconv.Itoa(e.Pos) +
-					" in " + what + ", want a-z or '_'"
+				e.Msg = "invalid character " + idtext.QuoteByte(c) + " at position " + at(i) + " in " + what + ", want a-z or '_'"
 				return e
 			}
 		}
-		e.Pos = off + len(p) - 1
-		e.Msg = what + " ends with '_' at position " + strconv.Itoa(e.Pos) + ", want a letter a-z"
+		e.Msg = what + " ends with '_' at position " + at(len(p)-1) + ", want a letter a-z"
 	}
 	return e
 }
@@ -213,7 +218,7 @@ func decodeSuffix[T string | []byte](s T, off int, dst *[16]byte) bool {
 // it is the type's, then the suffix's length, characters and overflow.
 func parseError(s, prefix string) error {
 	if !validPrefix(prefix) {
-		return prefixError(s, prefix, -1, "the type's prefix "+strconv.Quote(prefix))
+		return prefixError(s, prefix, false, "the type's prefix "+strconv.Quote(prefix))
 	}
 	in, suffix, off := "", s, 0
 	if i := strings.LastIndexByte(s, '_'); i >= 0 {
@@ -223,7 +228,7 @@ func parseError(s, prefix string) error {
 				Msg: "separator '_' at position 0 without a prefix (an empty prefix has no separator)"}
 		}
 		if !validPrefix(in) {
-			return prefixError(s, in, 0, "the prefix")
+			return prefixError(s, in, true, "the prefix")
 		}
 	}
 	if in != prefix {
