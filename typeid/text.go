@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/pgid/pgid/internal/idtext"
-	"github.com/pgid/pgid/ulidtype"
 )
 
 // Errors returned (wrapped) by parsing, scanning and encoding. Test for them
@@ -258,16 +257,38 @@ func parseError(s, prefix string) error {
 }
 
 // encodeSuffix writes the 26 lower-case base32 characters of id into b:
-// pgid's ULID text, whose letters are upper case and whose digits are
-// unchanged by setting bit 0x20, with that bit set.
+// character i is bits 125-5i to 129-5i of the value (the first has only
+// 3), taken from the two big-endian halves with one shift and mask each;
+// character 13 straddles them.
 func encodeSuffix(id *[16]byte, b *[suffixLen]byte) {
-	ulidtype.ULID(*id).AppendText(b[:0])
-	const lower = 0x2020202020202020
-	binary.LittleEndian.PutUint64(b[0:], binary.LittleEndian.Uint64(b[0:])|lower)
-	binary.LittleEndian.PutUint64(b[8:], binary.LittleEndian.Uint64(b[8:])|lower)
-	binary.LittleEndian.PutUint64(b[16:], binary.LittleEndian.Uint64(b[16:])|lower)
-	b[24] |= 0x20
-	b[25] |= 0x20
+	hi := binary.BigEndian.Uint64(id[:8])
+	lo := binary.BigEndian.Uint64(id[8:])
+	b[0] = alphabet[hi>>61]
+	b[1] = alphabet[hi>>56&31]
+	b[2] = alphabet[hi>>51&31]
+	b[3] = alphabet[hi>>46&31]
+	b[4] = alphabet[hi>>41&31]
+	b[5] = alphabet[hi>>36&31]
+	b[6] = alphabet[hi>>31&31]
+	b[7] = alphabet[hi>>26&31]
+	b[8] = alphabet[hi>>21&31]
+	b[9] = alphabet[hi>>16&31]
+	b[10] = alphabet[hi>>11&31]
+	b[11] = alphabet[hi>>6&31]
+	b[12] = alphabet[hi>>1&31]
+	b[13] = alphabet[hi<<4&16|lo>>60]
+	b[14] = alphabet[lo>>55&31]
+	b[15] = alphabet[lo>>50&31]
+	b[16] = alphabet[lo>>45&31]
+	b[17] = alphabet[lo>>40&31]
+	b[18] = alphabet[lo>>35&31]
+	b[19] = alphabet[lo>>30&31]
+	b[20] = alphabet[lo>>25&31]
+	b[21] = alphabet[lo>>20&31]
+	b[22] = alphabet[lo>>15&31]
+	b[23] = alphabet[lo>>10&31]
+	b[24] = alphabet[lo>>5&31]
+	b[25] = alphabet[lo&31]
 }
 
 // String returns the TypeID text: P's prefix, '_' and the 26-character
@@ -275,17 +296,17 @@ func encodeSuffix(id *[16]byte, b *[suffixLen]byte) {
 // prefix; [ID.MarshalText] does.
 func (id ID[P]) String() string {
 	p := prefixOf[P]()
-	if len(p) > maxPrefixLen {
-		return p + "_" + id.Suffix()
+	var suffix [suffixLen]byte
+	encodeSuffix((*[16]byte)(&id), &suffix)
+	if p == "" {
+		return string(suffix[:])
 	}
-	var b [maxPrefixLen + 1 + suffixLen]byte
-	n := copy(b[:], p)
-	if n > 0 {
-		b[n] = '_'
-		n++
-	}
-	encodeSuffix((*[16]byte)(&id), (*[suffixLen]byte)(b[n:]))
-	return string(b[:n+suffixLen])
+	var sb strings.Builder
+	sb.Grow(len(p) + 1 + suffixLen)
+	sb.WriteString(p)
+	sb.WriteByte('_')
+	sb.Write(suffix[:])
+	return sb.String()
 }
 
 // AppendText implements the [encoding.TextAppender] interface: it appends
