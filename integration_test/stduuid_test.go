@@ -67,6 +67,20 @@ func TestStdUUIDColumns(t *testing.T) {
 		if ulidtype.FromStdUUID(fromULID) != u || gotParent != std {
 			t.Errorf("pgx %v: ULID %s read as %s, parent %s", mode, u, fromULID, gotParent)
 		}
+		// pgx does not know []uuid.UUID by itself: in the text modes (Exec,
+		// SimpleProtocol) a slice parameter needs its PostgreSQL type named,
+		// as for any slice type pgx has not registered.
+		conn.TypeMap().RegisterDefaultPgType([]uuid.UUID(nil), "_uuid")
+		// Slices, as sqlc's = ANY(@ids::uuid[]) binds them, and uuid[] back (a
+		// pgid.ulid[] result needs pgidpgx.Register, as for every type).
+		var back []uuid.UUID
+		if err := conn.QueryRow(ctx, "SELECT array_agg(id::uuid ORDER BY id) FROM std_events WHERE id = ANY($1::uuid[])",
+			[]uuid.UUID{std, u.StdUUID()}).Scan(&back); err != nil {
+			t.Fatalf("pgx %v: []uuid.UUID: %v", mode, err)
+		}
+		if len(back) != 2 || back[0] != std || back[1] != u.StdUUID() {
+			t.Errorf("pgx %v: array %v, want [%s %s]", mode, back, std, u.StdUUID())
+		}
 	}
 
 	for _, d := range []struct {
