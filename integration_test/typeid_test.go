@@ -274,3 +274,49 @@ func checkTypeIDFunctions(t *testing.T, conn *pgx.Conn, path string) {
 		}
 	}
 }
+
+// TestTypeIDTextColumnToUUID: a table that kept TypeIDs as text (jetify's
+// default) moves to uuid in place with pgid.typeid_uuid, as the README
+// shows, and pgid.typeid_text gives the old text back; a row of another
+// prefix stops the ALTER with 22P02 and changes nothing.
+func TestTypeIDTextColumnToUUID(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	conn := connect(t, newDB(t, true), pgx.QueryExecModeCacheStatement)
+	ids := make([]string, 100)
+	for i := range ids {
+		ids[i] = typeid.New[tidUser]().String()
+	}
+	mustExec(t, conn, "CREATE TABLE old_users (id text PRIMARY KEY, name text)")
+	if _, err := conn.Exec(ctx, "INSERT INTO old_users SELECT unnest($1::text[]), 'x'", ids); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.Exec(ctx, "INSERT INTO old_users VALUES ($1, 'bad')", "order_"+typeid.New[tidUser]().Suffix()); err != nil {
+		t.Fatal(err)
+	}
+	const alter = "ALTER TABLE old_users ALTER COLUMN id TYPE uuid USING pgid.typeid_uuid(id, 'user')"
+	if _, err := conn.Exec(ctx, alter); sqlState(err) != "22P02" || !strings.Contains(err.Error(), `prefix "order", want "user"`) {
+		t.Fatalf("ALTER with an order's ID among the users: %v", err)
+	}
+	mustExec(t, conn, "DELETE FROM old_users WHERE name = 'bad'")
+	mustExec(t, conn, alter)
+	rows, err := conn.Query(ctx, "SELECT id, pgid.typeid_text('user', id) FROM old_users ORDER BY id")
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := 0
+	for rows.Next() {
+		var id userID
+		var text string
+		if err := rows.Scan(&id, &text); err != nil {
+			t.Fatal(err)
+		}
+		if id.String() != ids[i] || text != ids[i] {
+			t.Fatalf("row %d: %s / %s, want %s", i, id, text, ids[i])
+		}
+		i++
+	}
+	if rows.Err() != nil || i != len(ids) {
+		t.Fatalf("%d rows, %v", i, rows.Err())
+	}
+}
