@@ -5,8 +5,11 @@ import (
 	"crypto/rand"
 	"fmt"
 	mrand "math/rand/v2"
+	"os"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/pgid/pgid/typeid"
@@ -246,4 +249,73 @@ func BenchmarkTypeIDStorage(b *testing.B) {
 			b.ReportMetric(float64(refBytes)/mib, "ref-index-MiB")
 		})
 	}
+}
+
+// BenchmarkTypeIDInterleaved times String and Parse of pgid and jetify in
+// alternation, PGID_BENCH_ROUNDS rounds (default 20) of 200,000 calls each,
+// and reports the fastest round of each in ns per call and the ratios
+// pgid/jetify: on a shared machine the minimum of interleaved rounds is
+// steadier than one long run per function, whose load differs. One
+// iteration is the whole measurement; run it with -benchtime 1x:
+//
+//	cd bench && GOMAXPROCS=1 go test -run '^$' -bench TypeIDInterleaved -benchtime 1x .
+func BenchmarkTypeIDInterleaved(b *testing.B) {
+	rounds := 20
+	if s := os.Getenv("PGID_BENCH_ROUNDS"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 {
+			b.Fatalf("PGID_BENCH_ROUNDS=%q: want a positive integer", s)
+		}
+		rounds = n
+	}
+	const calls = 200_000
+	id := typeid.New[pgUser]()
+	s := id.String()
+	j, err := jetify.Parse[jetifyUserID](s)
+	if err != nil {
+		b.Fatal(err)
+	}
+	fns := []struct {
+		name string
+		fn   func()
+	}{
+		{"pgid-String", func() {
+			for range calls {
+				sinkStr = id.String()
+			}
+		}},
+		{"jetify-String", func() {
+			for range calls {
+				sinkStr = j.String()
+			}
+		}},
+		{"pgid-Parse", func() {
+			for range calls {
+				sinkTypeID, _ = typeid.Parse[pgUser](s)
+			}
+		}},
+		{"jetify-Parse", func() {
+			for range calls {
+				sinkJetify, _ = jetify.Parse[jetifyUserID](s)
+			}
+		}},
+	}
+	best := map[string]float64{}
+	for b.Loop() {
+		for range rounds {
+			for _, f := range fns {
+				start := time.Now()
+				f.fn()
+				ns := float64(time.Since(start).Nanoseconds()) / calls
+				if best[f.name] == 0 || ns < best[f.name] {
+					best[f.name] = ns
+				}
+			}
+		}
+	}
+	for _, f := range fns {
+		b.ReportMetric(best[f.name], f.name+"-ns")
+	}
+	b.ReportMetric(best["pgid-String"]/best["jetify-String"], "String-ratio")
+	b.ReportMetric(best["pgid-Parse"]/best["jetify-Parse"], "Parse-ratio")
 }

@@ -256,39 +256,36 @@ func parseError(s, prefix string) error {
 			" is above '7', so the value overflows 128 bits"}
 }
 
-// encodeSuffix writes the 26 lower-case base32 characters of id into b:
-// character i is bits 125-5i to 129-5i of the value (the first has only
-// 3), taken from the two big-endian halves with one shift and mask each;
-// character 13 straddles them.
+// pairs maps a 10-bit value to its two base32 characters, the first in the
+// low byte, so that one little-endian 16-bit store writes both.
+var pairs = func() (t [1024]uint16) {
+	for v := range t {
+		t[v] = uint16(alphabet[v>>5]) | uint16(alphabet[v&31])<<8
+	}
+	return t
+}()
+
+// encodeSuffix writes the 26 lower-case base32 characters of id into b, two
+// at a time: the 130-bit value (two zero bits, then id big-endian) is 13
+// groups of 10 bits, 6 in the top half, one straddling both halves and 6 in
+// the bottom half.
 func encodeSuffix(id *[16]byte, b *[suffixLen]byte) {
 	hi := binary.BigEndian.Uint64(id[:8])
 	lo := binary.BigEndian.Uint64(id[8:])
-	b[0] = alphabet[hi>>61]
-	b[1] = alphabet[hi>>56&31]
-	b[2] = alphabet[hi>>51&31]
-	b[3] = alphabet[hi>>46&31]
-	b[4] = alphabet[hi>>41&31]
-	b[5] = alphabet[hi>>36&31]
-	b[6] = alphabet[hi>>31&31]
-	b[7] = alphabet[hi>>26&31]
-	b[8] = alphabet[hi>>21&31]
-	b[9] = alphabet[hi>>16&31]
-	b[10] = alphabet[hi>>11&31]
-	b[11] = alphabet[hi>>6&31]
-	b[12] = alphabet[hi>>1&31]
-	b[13] = alphabet[hi<<4&16|lo>>60]
-	b[14] = alphabet[lo>>55&31]
-	b[15] = alphabet[lo>>50&31]
-	b[16] = alphabet[lo>>45&31]
-	b[17] = alphabet[lo>>40&31]
-	b[18] = alphabet[lo>>35&31]
-	b[19] = alphabet[lo>>30&31]
-	b[20] = alphabet[lo>>25&31]
-	b[21] = alphabet[lo>>20&31]
-	b[22] = alphabet[lo>>15&31]
-	b[23] = alphabet[lo>>10&31]
-	b[24] = alphabet[lo>>5&31]
-	b[25] = alphabet[lo&31]
+	t := &pairs
+	binary.LittleEndian.PutUint16(b[0:], t[hi>>56])
+	binary.LittleEndian.PutUint16(b[2:], t[hi>>46&1023])
+	binary.LittleEndian.PutUint16(b[4:], t[hi>>36&1023])
+	binary.LittleEndian.PutUint16(b[6:], t[hi>>26&1023])
+	binary.LittleEndian.PutUint16(b[8:], t[hi>>16&1023])
+	binary.LittleEndian.PutUint16(b[10:], t[hi>>6&1023])
+	binary.LittleEndian.PutUint16(b[12:], t[(hi&63)<<4|lo>>60])
+	binary.LittleEndian.PutUint16(b[14:], t[lo>>50&1023])
+	binary.LittleEndian.PutUint16(b[16:], t[lo>>40&1023])
+	binary.LittleEndian.PutUint16(b[18:], t[lo>>30&1023])
+	binary.LittleEndian.PutUint16(b[20:], t[lo>>20&1023])
+	binary.LittleEndian.PutUint16(b[22:], t[lo>>10&1023])
+	binary.LittleEndian.PutUint16(b[24:], t[lo&1023])
 }
 
 // String returns the TypeID text: P's prefix, '_' and the 26-character
@@ -296,17 +293,20 @@ func encodeSuffix(id *[16]byte, b *[suffixLen]byte) {
 // prefix; [ID.MarshalText] does.
 func (id ID[P]) String() string {
 	p := prefixOf[P]()
-	var suffix [suffixLen]byte
-	encodeSuffix((*[16]byte)(&id), &suffix)
-	if p == "" {
-		return string(suffix[:])
+	n := len(p)
+	if n == 0 || n > maxPrefixLen {
+		var b [suffixLen]byte
+		encodeSuffix((*[16]byte)(&id), &b)
+		if n == 0 {
+			return string(b[:])
+		}
+		return p + "_" + string(b[:])
 	}
-	var sb strings.Builder
-	sb.Grow(len(p) + 1 + suffixLen)
-	sb.WriteString(p)
-	sb.WriteByte('_')
-	sb.Write(suffix[:])
-	return sb.String()
+	var b [maxPrefixLen + 1 + suffixLen]byte
+	copy(b[:], p)
+	b[n] = '_'
+	encodeSuffix((*[16]byte)(&id), (*[suffixLen]byte)(b[n+1:]))
+	return string(b[:n+1+suffixLen])
 }
 
 // AppendText implements the [encoding.TextAppender] interface: it appends
