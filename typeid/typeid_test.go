@@ -105,8 +105,11 @@ func TestBadPrefixType(t *testing.T) {
 	if err := ValidPrefix(badPrefix{}.Prefix()); !errors.Is(err, ErrPrefix) {
 		t.Fatalf("ValidPrefix(User) = %v", err)
 	}
-	if _, err := Parse[badPrefix]("User_01h455vb4pex5vsknk084sn02q"); !errors.Is(err, ErrPrefix) || !strings.Contains(err.Error(), `the type's prefix "User"`) {
-		t.Fatalf("Parse with a bad prefix type: %v", err)
+	_, err := Parse[badPrefix]("User_01h455vb4pex5vsknk084sn02q")
+	var pe *ParseError
+	if !errors.Is(err, ErrPrefix) || !errors.As(err, &pe) || pe.Pos != -1 ||
+		!strings.Contains(err.Error(), `invalid character 'U' at position 0 in the type's prefix "User"`) {
+		t.Fatalf("Parse with a bad prefix type: %v (%+v)", err, pe)
 	}
 	var id ID[badPrefix]
 	if b, err := id.MarshalText(); !errors.Is(err, ErrPrefix) || len(b) != 0 {
@@ -279,6 +282,10 @@ func TestScan(t *testing.T) {
 		if err := got.Scan(c.src); !errors.Is(err, c.err) || got != id {
 			t.Errorf("Scan(%#v) = %v, %v; want %v and no change", c.src, got, err, c.err)
 		}
+	}
+	var pe *ParseError
+	if err := id.Scan("01890a5d-ac96-774b-bcce-b302099a8x57"); !errors.As(err, &pe) || pe.Pos != 33 || !strings.Contains(err.Error(), "invalid character 'x' at position 33") {
+		t.Errorf("Scan of a bad UUID: %v", err)
 	}
 	if v, err := id.Value(); err != nil || v != exampleUUID {
 		t.Fatalf("Value = %v, %v", v, err)
