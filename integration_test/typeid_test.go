@@ -6,10 +6,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/pgid/pgid/pgidpgx"
 	"github.com/pgid/pgid/typeid"
 	"github.com/pgid/pgid/ulidtype"
 )
@@ -188,6 +190,27 @@ func TestTypeIDDrivers(t *testing.T) {
 		var ptr *userID
 		if err := conn.QueryRow(ctx, "SELECT parent FROM accounts WHERE id = $1", id).Scan(&ptr); err != nil || (ptr == nil) == parent.Valid {
 			t.Errorf("%v: *ID scan of parent %v: %v, %v", mode, parent, ptr, err)
+		}
+		// Slices: binary modes need nothing; the text modes need
+		// pgidpgx.RegisterTypeID, after which every mode works.
+		textMode := mode == pgx.QueryExecModeExec || mode == pgx.QueryExecModeSimpleProtocol
+		for _, registered := range []bool{false, true} {
+			if registered {
+				pgidpgx.RegisterTypeID[tidUser](conn.TypeMap())
+			}
+			var n int
+			var back []userID
+			err := conn.QueryRow(ctx, "SELECT count(*), array_agg(id::uuid) FROM accounts WHERE id = ANY($1)", []userID{id, parent.ID}).Scan(&n, &back)
+			if textMode && !registered {
+				if err == nil {
+					t.Errorf("%v: []ID as a parameter worked without RegisterTypeID; the README says it fails", mode)
+				}
+				continue
+			}
+			// parent.ID is never a row's id: one row, id's.
+			if err != nil || n != 1 || !slices.Equal(back, []userID{id}) {
+				t.Errorf("%v (registered %v): = ANY([]ID): %d rows %v, %v", mode, registered, n, back, err)
+			}
 		}
 	}
 	for _, d := range []struct {
