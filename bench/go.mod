@@ -14,6 +14,7 @@ require (
 	github.com/segmentio/ksuid v1.0.4
 	github.com/speps/go-hashids/v2 v2.0.1
 	github.com/sqids/sqids-go v0.4.1
+	go.jetify.com/typeid v1.3.0
 	go.mongodb.org/mongo-driver/v2 v2.9.3
 	gonum.org/v1/plot v0.17.0
 )

@@ -29,10 +29,12 @@ func sqlState(err error) string {
 }
 
 // pgidFunctions is the number of functions in schema pgid outside the
-// partition ones: 6 ULID and 8 ObjectId functions, the internal
-// pgid._parse_error, pgid._crockford_pairs and pgid._short_alphabet, and
-// pgid.gen_ulid_v7 and pgid.ulid_is_v7.
-const pgidFunctions = 19
+// partition and tail ones: 6 ULID and 8 ObjectId functions, the internal
+// pgid._parse_error, pgid._crockford_pairs and pgid._short_alphabet,
+// pgid.gen_ulid_v7 and pgid.ulid_is_v7, and pgid.typeid_text,
+// pgid.typeid_uuid and their internal pgid._typeid_error and
+// pgid._typeid_quote_byte.
+const pgidFunctions = 23
 
 // schemaLatest is the version Up brings a database to: the number of
 // versioned files.

@@ -38,7 +38,7 @@ func TestReadmeGoBlocks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sources := []string{"readme_test.go"}
+	sources := []string{"readme_test.go", "readme_typeid_test.go", "readme_stduuid_test.go"}
 	generated, err := filepath.Glob("../sqlc/pgxdb/*.go")
 	if err != nil || len(generated) == 0 {
 		t.Fatalf("sqlc/pgxdb: %v", err)

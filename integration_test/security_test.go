@@ -321,6 +321,9 @@ func checkAllFunctions(t *testing.T, conn *pgx.Conn, path string, covered map[st
 	}
 	call("_parse_error")
 
+	checkTypeIDFunctions(t, conn, path)
+	call("typeid_text", "typeid_uuid", "_typeid_error", "_typeid_quote_byte")
+
 	checkPartitionFunctions(t, conn, path)
 	call("partition_width", "partition_range", "partition_name", "partition_lock_key", "partition_key_kind",
 		"ensure_partitions", "list_partitions", "expired_partitions",

@@ -12,6 +12,7 @@ import (
 
 	"github.com/pgid/pgid/objectidtype"
 	"github.com/pgid/pgid/pgidpgx"
+	"github.com/pgid/pgid/sqlc/ids"
 	"github.com/pgid/pgid/sqlc/pgxdb"
 	"github.com/pgid/pgid/sqlc/sqldb"
 	"github.com/pgid/pgid/ulidtype"
@@ -171,6 +172,23 @@ func (a sqlAdapter) ListLinksInWindow(ctx context.Context, p pgxdb.ListLinksInWi
 func (a sqlAdapter) SetLastEvent(ctx context.Context, p pgxdb.SetLastEventParams) (int64, error) {
 	return a.q.SetLastEvent(ctx, sqldb.SetLastEventParams(p))
 }
+
+func (a sqlAdapter) CreateUser(ctx context.Context, p pgxdb.CreateUserParams) (pgxdb.User, error) {
+	u, err := a.q.CreateUser(ctx, sqldb.CreateUserParams(p))
+	return one(u, err, toUser)
+}
+
+func (a sqlAdapter) GetUser(ctx context.Context, id ids.UserID) (pgxdb.User, error) {
+	u, err := a.q.GetUser(ctx, id)
+	return one(u, err, toUser)
+}
+
+func (a sqlAdapter) GetUserByTypeID(ctx context.Context, text string) (pgxdb.User, error) {
+	u, err := a.q.GetUserByTypeID(ctx, text)
+	return one(u, err, toUser)
+}
+
+func toUser(u sqldb.User) pgxdb.User { return pgxdb.User(u) }
 
 func openStdlibSqlc(t *testing.T, dsn string) *sql.DB {
 	t.Helper()

@@ -5,12 +5,15 @@ import (
 	"context"
 	"encoding/json"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/pgid/pgid/objectidtype"
 	"github.com/pgid/pgid/opaque"
+	"github.com/pgid/pgid/sqlc/ids"
 	"github.com/pgid/pgid/sqlc/pgxdb"
+	"github.com/pgid/pgid/typeid"
 	"github.com/pgid/pgid/ulidtype"
 )
 
@@ -42,6 +45,9 @@ type sqlcQueries interface {
 	ListLinksCreatedBetween(context.Context, pgxdb.ListLinksCreatedBetweenParams) ([]pgxdb.Link, error)
 	ListLinksInWindow(context.Context, pgxdb.ListLinksInWindowParams) ([]pgxdb.Link, error)
 	SetLastEvent(context.Context, pgxdb.SetLastEventParams) (int64, error)
+	CreateUser(context.Context, pgxdb.CreateUserParams) (pgxdb.User, error)
+	GetUser(context.Context, ids.UserID) (pgxdb.User, error)
+	GetUserByTypeID(context.Context, string) (pgxdb.User, error)
 }
 
 var _ sqlcQueries = (*pgxdb.Queries)(nil)
@@ -202,6 +208,29 @@ func runSqlcScenario(t *testing.T, c sqlcCase) {
 	must(err, "NewULID")
 	if nu.IsZero() || !near(nu.Timestamp()) {
 		t.Fatalf("NewULID = %v (time %v)", nu, nu.Timestamp())
+	}
+
+	// A typed ID in a uuid column (a column override): written and read as
+	// ids.UserID, found by its TypeID text parsed in SQL, refused with
+	// 22P02 for another prefix.
+	uid := typeid.New[ids.UserPrefix]()
+	u, err := q.CreateUser(ctx, pgxdb.CreateUserParams{ID: uid, Name: "ada"})
+	must(err, "CreateUser")
+	if u.ID != uid || u.Name != "ada" {
+		t.Fatalf("CreateUser returned %+v, want ID %v", u, uid)
+	}
+	if got, err := q.GetUser(ctx, uid); err != nil || got != u {
+		t.Fatalf("GetUser(%v) = %+v, %v", uid, got, err)
+	}
+	if got, err := q.GetUserByTypeID(ctx, uid.String()); err != nil || got != u {
+		t.Fatalf("GetUserByTypeID(%q) = %+v, %v", uid.String(), got, err)
+	}
+	if b, _ := json.Marshal(u); string(b) != `{"id":"`+uid.String()+`","name":"ada"}` {
+		t.Fatalf("User as JSON: %s", b)
+	}
+	// (lib/pq's errors are not pgconn's: read the message.)
+	if _, err := q.GetUserByTypeID(ctx, "order_"+uid.Suffix()); err == nil || !strings.Contains(err.Error(), `prefix "order", want "user"`) {
+		t.Fatalf("GetUserByTypeID of an order's TypeID: %v, want 22P02 naming both prefixes", err)
 	}
 
 	// A nullable reference, set and cleared through sqlc.narg.

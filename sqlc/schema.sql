@@ -20,3 +20,12 @@ CREATE TABLE events (
 );
 
 CREATE INDEX events_link_id ON events (link_id);
+
+-- users: keyed by a TypeID stored as a plain uuid, 16 bytes, which APIs
+-- write as user_01h455vb4pex5vsknk084sn02q. sqlc.yaml types the column as
+-- ids.UserID (typeid.ID[ids.UserPrefix]) with a column override, and
+-- pgid.typeid_text('user', id) writes the same text in SQL.
+CREATE TABLE users (
+  id   uuid PRIMARY KEY,
+  name text NOT NULL
+);

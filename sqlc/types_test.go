@@ -52,6 +52,9 @@ var wantIDs = map[string]string{
 	"ListEventsAfterParams.Cursor":        "ulidtype.ULID",
 	"EventIDsPerLinkRow.LinkID":           "objectidtype.NullObjectID",
 	"EventIDsPerLinkRow.EventIds":         "[]ulidtype.ULID",
+	"User.ID":                             "ids.UserID",
+	"CreateUserParams.ID":                 "ids.UserID",
+	"GetUser.id":                          "ids.UserID",
 }
 
 // onlyPgx: the :copyfrom queries, which sqlc generates for pgx/v5 only.

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 
 	"github.com/pgid/pgid/objectidtype"
+	"github.com/pgid/pgid/sqlc/ids"
 	"github.com/pgid/pgid/ulidtype"
 )
 
@@ -23,4 +24,9 @@ type Link struct {
 	Url         string                `json:"url"`
 	Hits        int64                 `json:"hits"`
 	LastEventID ulidtype.NullULID     `json:"last_event_id"`
+}
+
+type User struct {
+	ID   ids.UserID `json:"id"`
+	Name string     `json:"name"`
 }

@@ -6,6 +6,7 @@ package sqldb
 
 import (
 	"github.com/pgid/pgid/objectidtype"
+	"github.com/pgid/pgid/sqlc/ids"
 	"github.com/pgid/pgid/ulidtype"
 )
 
@@ -21,4 +22,9 @@ type Link struct {
 	Url         string                `json:"url"`
 	Hits        int64                 `json:"hits"`
 	LastEventID ulidtype.NullULID     `json:"last_event_id"`
+}
+
+type User struct {
+	ID   ids.UserID `json:"id"`
+	Name string     `json:"name"`
 }

@@ -1,0 +1,386 @@
+package typeid
+
+import (
+	"encoding/binary"
+	"errors"
+	"strconv"
+	"strings"
+
+	"github.com/pgid/pgid/internal/idtext"
+)
+
+// Errors returned (wrapped) by parsing, scanning and encoding. Test for them
+// with [errors.Is]; the wrapping error's message names the input and what is
+// wrong with it, and where.
+var (
+	// ErrPrefix: a prefix, in the input or of the type P, breaks the
+	// specification's rules: at most 63 characters of a-z and _, starting
+	// and ending with a letter; or the input has a separator but no prefix.
+	ErrPrefix = errors.New("typeid: invalid prefix")
+	// ErrWrongPrefix: the input is a well-formed TypeID of another type: its
+	// prefix is not the type's. The message names both prefixes.
+	ErrWrongPrefix = errors.New("typeid: wrong prefix")
+	// ErrLength: the suffix is not 26 characters long, or the input of
+	// FromBytes or a binary scan is not 16 bytes.
+	ErrLength = errors.New("typeid: invalid length")
+	// ErrCharacter: the suffix holds a character outside the lower-case
+	// base32 alphabet 0123456789abcdefghjkmnpqrstvwxyz (upper case, i, l, o
+	// and u included), or a scanned UUID text a character outside its form.
+	ErrCharacter = errors.New("typeid: invalid character")
+	// ErrOverflow: the suffix starts with a character above '7', so its
+	// value does not fit in 128 bits.
+	ErrOverflow = errors.New("typeid: value overflows 128 bits")
+	// ErrNull: SQL NULL was scanned into a plain ID; use [NullID],
+	// sql.Null[ID[P]] or *ID[P] for nullable columns.
+	ErrNull = errors.New("typeid: NULL")
+	// ErrScanType: Scan was given a Go type that cannot hold an ID.
+	ErrScanType = errors.New("typeid: unsupported scan source")
+)
+
+// ParseError describes why an input is not a TypeID of the wanted type. It
+// wraps one of [ErrPrefix], [ErrWrongPrefix], [ErrLength], [ErrCharacter] or
+// [ErrOverflow].
+type ParseError struct {
+	Input string // the complete input
+	Pos   int    // byte offset of the offending character, or -1
+	Msg   string // what is wrong and where
+	Err   error  // the sentinel
+}
+
+// Error returns a message such as
+// `typeid: parse "order_01h455vb4pex5vsknk084sn02q": prefix "order", want "user"`.
+func (e *ParseError) Error() string {
+	return idtext.ParseErrorText("typeid", e.Input, e.Msg)
+}
+
+// Unwrap returns the sentinel error.
+func (e *ParseError) Unwrap() error { return e.Err }
+
+// alphabet is the specification's base32 alphabet: Crockford's, in lower
+// case.
+const alphabet = "0123456789abcdefghjkmnpqrstvwxyz"
+
+// decodeTable maps a lower-case base32 character to its value and every
+// other byte, upper case included, to 0xFF.
+var decodeTable = func() (t [256]byte) {
+	for i := range t {
+		t[i] = 0xFF
+	}
+	for i := range len(alphabet) {
+		t[alphabet[i]] = byte(i)
+	}
+	return t
+}()
+
+// ValidPrefix returns nil if p may be a TypeID prefix: empty, or 1 to 63
+// characters of a-z and _ that start and end with a letter. Otherwise the
+// error wraps [ErrPrefix] and names the problem. Call it once on a prefix
+// type's Prefix(), in a test or an init, to catch a typo before any ID is
+// written.
+func ValidPrefix(p string) error {
+	if validPrefix(p) {
+		return nil
+	}
+	return prefixError(p, p, true, "the type's prefix")
+}
+
+// validPrefix reports whether p follows the specification's prefix rules.
+func validPrefix(p string) bool {
+	n := len(p)
+	if n == 0 {
+		return true
+	}
+	if n > maxPrefixLen || p[0] == '_' || p[n-1] == '_' {
+		return false
+	}
+	for i := range n {
+		if c := p[i]; (c < 'a' || c > 'z') && c != '_' {
+			return false
+		}
+	}
+	return true
+}
+
+// prefixError describes why prefix p breaks the rules; what says whose
+// prefix it is. Positions in the message count from the start of p; if p is
+// the input's own prefix (inInput), which starts the input, they are also
+// the error's Pos, else Pos is -1.
+func prefixError(input, p string, inInput bool, what string) *ParseError {
+	e := &ParseError{Input: input, Pos: -1, Err: ErrPrefix}
+	at := func(i int) string {
+		if inInput {
+			e.Pos = i
+		}
+		return strconv.Itoa(i)
+	}
+	switch {
+	case len(p) > maxPrefixLen:
+		e.Msg = what + " has " + strconv.Itoa(len(p)) + " bytes, want at most 63"
+	case p[0] == '_':
+		e.Msg = what + " starts with '_' at position " + at(0) + ", want a letter a-z"
+	default:
+		for i := range len(p) {
+			if c := p[i]; (c < 'a' || c > 'z') && c != '_' {
+				e.Msg = "invalid character " + idtext.QuoteByte(c) + " at position " + at(i) + " in " + what + ", want a-z or '_'"
+				return e
+			}
+		}
+		e.Msg = what + " ends with '_' at position " + at(len(p)-1) + ", want a letter a-z"
+	}
+	return e
+}
+
+// Parse parses the TypeID text of an ID of type P: P's prefix, '_' and 26
+// lower-case base32 characters, or the 26 characters alone if the prefix is
+// empty. It is strict, as the specification v0.3.0 asks: another prefix
+// fails with [ErrWrongPrefix] naming both, a malformed one with [ErrPrefix],
+// a suffix of another length with [ErrLength], upper case or a character
+// outside the alphabet with [ErrCharacter] and a first suffix character
+// above '7' with [ErrOverflow]. Any UUID version is accepted.
+func Parse[P Prefix](s string) (id ID[P], err error) {
+	err = parse(prefixOf[P](), s, (*[16]byte)(&id))
+	return id, err
+}
+
+// MustParse is like [Parse] but panics on error. It is meant for constants
+// in tests and initializers.
+func MustParse[P Prefix](s string) ID[P] {
+	id, err := Parse[P](s)
+	if err != nil {
+		panic(err)
+	}
+	return id
+}
+
+// parse decodes the TypeID text s of prefix into *dst, which it writes only
+// on success. It serves strings and byte slices alike without copying.
+func parse[T string | []byte](prefix string, s T, dst *[16]byte) error {
+	n := len(prefix)
+	if n == 0 {
+		if len(s) == suffixLen && decodeSuffix(s, 0, dst) {
+			return nil
+		}
+	} else if len(s) == n+1+suffixLen && s[n] == '_' && hasPrefix(s, prefix) && validPrefix(prefix) &&
+		decodeSuffix(s, n+1, dst) {
+		return nil
+	}
+	return parseError(string(s), prefix)
+}
+
+// hasPrefix reports whether s starts with p; the caller has checked that s
+// is long enough.
+func hasPrefix[T string | []byte](s T, p string) bool {
+	for i := range len(p) {
+		if s[i] != p[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// decodeSuffix decodes the 26 base32 characters of s from offset off into
+// *dst and reports whether they were valid: each in the lower-case
+// alphabet, the first at most '7'. Every table value is ORed into bad: an
+// invalid character (0xFF) sets bits above 31, as does a first character of
+// value 8 to 31 shifted left by 2. Character i holds bits 125-5i to 129-5i of
+// the 130-bit value whose top 2 bits are zero.
+func decodeSuffix[T string | []byte](s T, off int, dst *[16]byte) bool {
+	_ = s[off+suffixLen-1]
+	d := &decodeTable
+	c := d[s[off]]
+	bad := c | c<<2
+	hi := uint64(c)
+	for i := off + 1; i < off+13; i++ {
+		c = d[s[i]]
+		bad |= c
+		hi = hi<<5 | uint64(c)
+	}
+	c = d[s[off+13]]
+	bad |= c
+	hi = hi<<1 | uint64(c>>4)
+	lo := uint64(c & 15)
+	for i := off + 14; i < off+suffixLen; i++ {
+		c = d[s[i]]
+		bad |= c
+		lo = lo<<5 | uint64(c)
+	}
+	if bad > 31 {
+		return false
+	}
+	binary.BigEndian.PutUint64(dst[:8], hi)
+	binary.BigEndian.PutUint64(dst[8:], lo)
+	return true
+}
+
+// parseError reports why s is not a TypeID of prefix, in the order a reader
+// checks: the type's own prefix, the input's prefix and separator, whether
+// it is the type's, then the suffix's length, characters and overflow.
+func parseError(s, prefix string) error {
+	if !validPrefix(prefix) {
+		return prefixError(s, prefix, false, "the type's prefix "+strconv.Quote(prefix))
+	}
+	in, suffix, off := "", s, 0
+	if i := strings.LastIndexByte(s, '_'); i >= 0 {
+		in, suffix, off = s[:i], s[i+1:], i+1
+		if in == "" {
+			return &ParseError{Input: s, Pos: 0, Err: ErrPrefix,
+				Msg: "separator '_' at position 0 without a prefix (an empty prefix has no separator)"}
+		}
+		if !validPrefix(in) {
+			return prefixError(s, in, true, "the prefix")
+		}
+	}
+	if in != prefix {
+		msg := "prefix " + strconv.Quote(in) + ", want " + strconv.Quote(prefix)
+		switch {
+		case in == "":
+			msg = "no prefix, want " + strconv.Quote(prefix)
+		case prefix == "":
+			msg = "prefix " + strconv.Quote(in) + ", want none (the type's prefix is empty)"
+		}
+		return &ParseError{Input: s, Pos: 0, Err: ErrWrongPrefix, Msg: msg}
+	}
+	if len(suffix) != suffixLen {
+		return &ParseError{Input: s, Pos: -1, Err: ErrLength,
+			Msg: "suffix of " + strconv.Itoa(len(suffix)) + " bytes, want 26"}
+	}
+	for i := range suffixLen {
+		if c := suffix[i]; decodeTable[c] == 0xFF {
+			return &ParseError{Input: s, Pos: off + i, Err: ErrCharacter,
+				Msg: "invalid character " + idtext.QuoteByte(c) + " at position " + strconv.Itoa(off+i) +
+					", want a lower-case base32 character (0-9, a-z without i, l, o, u)"}
+		}
+	}
+	return &ParseError{Input: s, Pos: off, Err: ErrOverflow,
+		Msg: "first suffix character " + idtext.QuoteByte(suffix[0]) + " at position " + strconv.Itoa(off) +
+			" is above '7', so the value overflows 128 bits"}
+}
+
+// pairs maps a 10-bit value to its two base32 characters, the first in the
+// low byte, so that one little-endian 16-bit store writes both.
+var pairs = func() (t [1024]uint16) {
+	for v := range t {
+		t[v] = uint16(alphabet[v>>5]) | uint16(alphabet[v&31])<<8
+	}
+	return t
+}()
+
+// encodeSuffix writes the 26 lower-case base32 characters of id into b, two
+// at a time: the 130-bit value (two zero bits, then id big-endian) is 13
+// groups of 10 bits, 6 in the top half, one straddling both halves and 6 in
+// the bottom half.
+func encodeSuffix(id *[16]byte, b *[suffixLen]byte) {
+	hi := binary.BigEndian.Uint64(id[:8])
+	lo := binary.BigEndian.Uint64(id[8:])
+	t := &pairs
+	binary.LittleEndian.PutUint16(b[0:], t[hi>>56])
+	binary.LittleEndian.PutUint16(b[2:], t[hi>>46&1023])
+	binary.LittleEndian.PutUint16(b[4:], t[hi>>36&1023])
+	binary.LittleEndian.PutUint16(b[6:], t[hi>>26&1023])
+	binary.LittleEndian.PutUint16(b[8:], t[hi>>16&1023])
+	binary.LittleEndian.PutUint16(b[10:], t[hi>>6&1023])
+	binary.LittleEndian.PutUint16(b[12:], t[(hi&63)<<4|lo>>60])
+	binary.LittleEndian.PutUint16(b[14:], t[lo>>50&1023])
+	binary.LittleEndian.PutUint16(b[16:], t[lo>>40&1023])
+	binary.LittleEndian.PutUint16(b[18:], t[lo>>30&1023])
+	binary.LittleEndian.PutUint16(b[20:], t[lo>>20&1023])
+	binary.LittleEndian.PutUint16(b[22:], t[lo>>10&1023])
+	binary.LittleEndian.PutUint16(b[24:], t[lo&1023])
+}
+
+// String returns the TypeID text: P's prefix, '_' and the 26-character
+// suffix, or the suffix alone if the prefix is empty. It does not check the
+// prefix; [ID.MarshalText] does.
+func (id ID[P]) String() string {
+	p := prefixOf[P]()
+	n := len(p)
+	if n == 0 || n > maxPrefixLen {
+		var b [suffixLen]byte
+		encodeSuffix((*[16]byte)(&id), &b)
+		if n == 0 {
+			return string(b[:])
+		}
+		return p + "_" + string(b[:])
+	}
+	var b [maxPrefixLen + 1 + suffixLen]byte
+	copy(b[:], p)
+	b[n] = '_'
+	encodeSuffix((*[16]byte)(&id), (*[suffixLen]byte)(b[n+1:]))
+	return string(b[:n+1+suffixLen])
+}
+
+// AppendText implements the [encoding.TextAppender] interface: it appends
+// the TypeID text to b. If P's prefix breaks the rules it appends nothing
+// and returns an error wrapping [ErrPrefix].
+func (id ID[P]) AppendText(b []byte) ([]byte, error) {
+	p := prefixOf[P]()
+	if !validPrefix(p) {
+		return b, ValidPrefix(p)
+	}
+	if p != "" {
+		b = append(b, p...)
+		b = append(b, '_')
+	}
+	n := len(b)
+	b = append(b, "00000000000000000000000000"...)
+	encodeSuffix((*[16]byte)(&id), (*[suffixLen]byte)(b[n:]))
+	return b, nil
+}
+
+// MarshalText implements the [encoding.TextMarshaler] interface.
+func (id ID[P]) MarshalText() ([]byte, error) {
+	return id.AppendText(make([]byte, 0, len(prefixOf[P]())+1+suffixLen))
+}
+
+// UnmarshalText implements the [encoding.TextUnmarshaler] interface. It
+// accepts what [Parse] does; on error id is left unchanged.
+func (id *ID[P]) UnmarshalText(text []byte) error {
+	return parse(prefixOf[P](), text, (*[16]byte)(id))
+}
+
+// AppendBinary implements the [encoding.BinaryAppender] interface: it
+// appends the 16 bytes of id to b.
+func (id ID[P]) AppendBinary(b []byte) ([]byte, error) { return append(b, id[:]...), nil }
+
+// MarshalBinary implements the [encoding.BinaryMarshaler] interface: the 16
+// bytes, without the prefix.
+func (id ID[P]) MarshalBinary() ([]byte, error) { return id.AppendBinary(make([]byte, 0, 16)) }
+
+// UnmarshalBinary implements the [encoding.BinaryUnmarshaler] interface.
+// data must be exactly 16 bytes; on error id is left unchanged.
+func (id *ID[P]) UnmarshalBinary(data []byte) error {
+	v, err := FromBytes[P](data)
+	if err != nil {
+		return err
+	}
+	*id = v
+	return nil
+}
+
+// MarshalJSON implements the [encoding/json.Marshaler] interface: a JSON
+// string holding the TypeID text.
+func (id ID[P]) MarshalJSON() ([]byte, error) {
+	b := make([]byte, 0, len(prefixOf[P]())+3+suffixLen)
+	b = append(b, '"')
+	b, err := id.AppendText(b)
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '"'), nil
+}
+
+// UnmarshalJSON implements the [encoding/json.Unmarshaler] interface. It
+// accepts a JSON string holding what [Parse] accepts. JSON null leaves id
+// unchanged and is no error, as encoding/json treats null for any
+// non-pointer value; to tell null from an ID use [NullID] or *ID[P]. On
+// error id is left unchanged.
+func (id *ID[P]) UnmarshalJSON(data []byte) error {
+	s, err := idtext.JSONString(data)
+	if err != nil {
+		if err == idtext.ErrNullJSON {
+			return nil
+		}
+		return &ParseError{Input: string(data), Pos: -1, Err: ErrCharacter, Msg: err.Error()}
+	}
+	return id.UnmarshalText(s)
+}
