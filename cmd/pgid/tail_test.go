@@ -76,16 +76,25 @@ func TestTail(t *testing.T) {
 		for _, k := range kinds {
 			id := ulidtype.New()
 			if _, err := conn.Exec(ctx, "INSERT INTO events (id, kind) VALUES ($1, $2)", id, k); err != nil {
-				t.Fatal(err)
+				t.Error(err) // also from a goroutine: no Fatal
+				return
 			}
 			ids = append(ids, id)
 		}
 	}
 	// --enable sets the table up; the rows come out as JSON lines.
-	go func() { time.Sleep(200 * time.Millisecond); insert("signup", "login", "logout") }()
+	// The inserts run while the command runs; inserted orders them before
+	// the checks below read ids.
+	inserted := make(chan struct{})
+	go func() {
+		defer close(inserted)
+		time.Sleep(200 * time.Millisecond)
+		insert("signup", "login", "logout")
+	}()
 	code, lines, errOut := tailUntil(t, 3, "--database-url", dsn, "--table", "events", "--enable", "1s", "--json")
-	if code != 0 {
-		t.Fatalf("exit %d, stderr %q", code, errOut)
+	<-inserted
+	if code != 0 || len(ids) != 3 {
+		t.Fatalf("exit %d, %d rows inserted, stderr %q", code, len(ids), errOut)
 	}
 	for i, l := range lines {
 		var got struct {
