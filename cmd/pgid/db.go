@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"text/tabwriter"
 	"time"
 
 	"github.com/google/uuid"
@@ -27,7 +28,7 @@ import (
 func cmdMigrate(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "migrate")
 	dbURL := fs.String("database-url", "", "the database to migrate (default $DATABASE_URL)")
-	asJSON := fs.Bool("json", false, `print {"database", "direction", "from_version", "to_version"}`)
+	asJSON := fs.Bool("json", false, `print {"database", "direction", "from_version", "to_version"}; for status {"database", "version", "latest", "pending", "tern_era", "functions_checksum", "functions_current", "unknown"}`)
 	pos, err := parse(e, fs, args)
 	if err != nil {
 		return err
@@ -37,11 +38,11 @@ func cmdMigrate(ctx context.Context, e *env, args []string) error {
 	case 0:
 	case 1:
 		dir = pos[0]
-		if dir != "up" && dir != "down" {
-			return usagef("unknown direction %q: want up or down", dir)
+		if dir != "up" && dir != "down" && dir != "status" {
+			return usagef("unknown direction %q: want up, down or status", dir)
 		}
 	default:
-		return usagef("want at most one argument, up or down; got %d", len(pos))
+		return usagef("want at most one argument, up, down or status; got %d", len(pos))
 	}
 	conn, err := connectURL(ctx, e, "migrate", *dbURL)
 	if err != nil {
@@ -49,6 +50,13 @@ func cmdMigrate(ctx context.Context, e *env, args []string) error {
 	}
 	defer conn.Close(context.Background())
 	cfg := conn.Config()
+	if dir == "status" {
+		st, err := migrations.ReadStatus(ctx, conn)
+		if err != nil {
+			return err
+		}
+		return printStatus(e, cfg.Database, st, *asJSON)
+	}
 	before, err := migrations.Version(ctx, conn)
 	if err != nil {
 		return err
@@ -71,6 +79,38 @@ func cmdMigrate(ctx context.Context, e *env, args []string) error {
 	fmt.Fprintf(e.stdout, "migrate %s: database %s on %s:%d, version %d -> %d (%d migrations, recorded in %s)\n",
 		dir, cfg.Database, cfg.Host, cfg.Port, before, after, migrations.Latest(), migrations.VersionTable)
 	return nil
+}
+
+// printStatus prints what migrate status read: the versioned files
+// applied, whether the function definitions are this pgid's, and anything
+// pending.
+func printStatus(e *env, database string, st migrations.Status, asJSON bool) error {
+	functions := "current"
+	switch {
+	case st.Functions == "":
+		functions = "none recorded"
+	case !st.FunctionsCurrent:
+		functions = "not this pgid's: up re-applies them if they are older, leaves them if a newer pgid wrote them"
+	}
+	pending := max(migrations.Latest()-st.Version, 0)
+	if asJSON {
+		return writeJSON(e.stdout, map[string]any{
+			"database": database, "version": st.Version, "latest": migrations.Latest(), "pending": pending,
+			"tern_era": st.Tern, "functions_checksum": st.Functions, "functions_current": st.FunctionsCurrent,
+			"unknown": st.Unknown,
+		})
+	}
+	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "database\t%s\n", database)
+	fmt.Fprintf(tw, "version\t%d of %d (%d to apply)\n", st.Version, migrations.Latest(), pending)
+	fmt.Fprintf(tw, "functions\t%s\n", functions)
+	if st.Tern {
+		fmt.Fprintf(tw, "tern era\tyes: the owner's up adopts %s once, re-running nothing\n", migrations.TernVersionTable)
+	}
+	if len(st.Unknown) > 0 {
+		fmt.Fprintf(tw, "unknown\t%s (applied by a newer pgid)\n", strings.Join(st.Unknown, ", "))
+	}
+	return tw.Flush()
 }
 
 // connectURL connects to the database of --database-url (flagValue), else

@@ -10,7 +10,7 @@
 //	pgid inspect [--json] ID...
 //	pgid convert [--json] --to ulid|uuid|hex|short ID...
 //	pgid range --from T [--to T] [--kind ulid|objectid] [--json]
-//	pgid migrate [--database-url URL] [--json] [up|down]
+//	pgid migrate [--database-url URL] [--json] [up|down|status]
 //	pgid schema [--check FILE]
 //	pgid demo [--database-url URL] [--rows N]
 //	pgid seal [--key-file F] [--json] ID...
@@ -67,7 +67,7 @@ func init() {
 		{"inspect", "[--json] ID...", "detect an ID's kind and print its time, every text form and its bytes (IDs from stdin when none are given)", cmdInspect},
 		{"convert", "[--json] --to ulid|uuid|hex|short ID...", "print IDs in another text form (IDs from stdin when none are given)", cmdConvert},
 		{"range", "--from T [--to T] [--kind ulid|objectid] [--json]", "print the ID bounds of a time range and a WHERE clause", cmdRange},
-		{"migrate", "[--database-url URL] [--json] [up|down]", "apply (up, the default) or revert (down) pgid's PostgreSQL migrations", cmdMigrate},
+		{"migrate", "[--database-url URL] [--json] [up|down|status]", "apply (up, the default) or revert (down) pgid's PostgreSQL migrations, or show where a database stands (status)", cmdMigrate},
 		{"schema", "[--check FILE]", "print pgid's schema as one SQL file for sqlc's schema list (not to apply: see migrate)", cmdSchema},
 		{"demo", "[--database-url URL] [--rows N]", "load ULID and UUIDv4 keys into PostgreSQL and compare them, end to end", cmdDemo},
 		{"seal", "[--key-file F] [--json] ID...", "print IDs' public codes (keyed, opaque; see package opaque)", cmdSeal},

@@ -16,6 +16,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/pgid/pgid/migrations"
 	"github.com/pgid/pgid/objectidtype"
 	"github.com/pgid/pgid/ulidtype"
 )
@@ -892,5 +893,53 @@ ORDER BY 1`
 	var text string
 	if err := conn.QueryRow(ctx, "SELECT pgid.ulid_to_text('01890a5d-ac96-774b-bcce-b302099a8057')").Scan(&text); err != nil || text != "01H455VB4PEX5VSKNK084SN02Q" {
 		t.Errorf("ulid_to_text = %q, %v", text, err)
+	}
+}
+
+func TestMigrateStatus(t *testing.T) {
+	dsn := scratchDB(t)
+	status := func() map[string]any {
+		t.Helper()
+		var st map[string]any
+		if err := json.Unmarshal([]byte(mustRun(t, "migrate", "status", "--json", "--database-url", dsn)), &st); err != nil {
+			t.Fatal(err)
+		}
+		return st
+	}
+	latest := float64(migrations.Latest())
+	// A new database: nothing applied, everything pending, and status
+	// changes nothing.
+	st := status()
+	if st["version"] != 0.0 || st["latest"] != latest || st["pending"] != latest || st["functions_current"] != false || st["functions_checksum"] != "" {
+		t.Errorf("status of a new database: %v", st)
+	}
+	if st = status(); st["version"] != 0.0 {
+		t.Errorf("status applied something: %v", st)
+	}
+	mustRun(t, "migrate", "--database-url", dsn)
+	st = status()
+	if st["version"] != latest || st["pending"] != 0.0 || st["functions_current"] != true || st["functions_checksum"] != migrations.FunctionsChecksum() {
+		t.Errorf("status after up: %v", st)
+	}
+	if out := mustRun(t, "migrate", "status", "--database-url", dsn); !strings.Contains(out, fmt.Sprintf("%.0f of %.0f (0 to apply)", latest, latest)) ||
+		!strings.Contains(out, "functions  current") {
+		t.Errorf("status text after up:\n%s", out)
+	}
+	// Definitions recorded by another pgid: said so.
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	tag, err := conn.Exec(ctx, "UPDATE "+migrations.VersionTable+" SET checksum = repeat('0', 64) WHERE name = $1", migrations.FunctionsStep)
+	if err != nil || tag.RowsAffected() != 1 {
+		t.Fatalf("recording other definitions: %v, %v", tag, err)
+	}
+	if out := mustRun(t, "migrate", "status", "--database-url", dsn); !strings.Contains(out, "not this pgid's") {
+		t.Errorf("status with other definitions:\n%s", out)
+	}
+	if code, _, errOut := runCLI(t, "migrate", "sideways", "--database-url", dsn); code != 2 || !strings.Contains(errOut, "want up, down or status") {
+		t.Errorf("migrate sideways: exit %d, %q", code, errOut)
 	}
 }
