@@ -398,14 +398,18 @@ func TestTailRefusesOldIDs(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// One clock reading for each kind's IDs and text: text must be old's
+	// (two readings can fall in different milliseconds).
+	now := time.Now()
+	oldU, oldO := ulidtype.MinAt(now.Add(-5*time.Second)), objectidtype.MinAt(now.Add(-5*time.Second))
 	cases := []struct {
 		table string
 		old   any // an ID 5 s old
 		fresh any // an ID 1 s old, within the lead
 		text  string
 	}{
-		{"u", ulidtype.MinAt(time.Now().Add(-5 * time.Second)), ulidtype.MinAt(time.Now().Add(-time.Second)), ulidtype.MinAt(time.Now().Add(-5 * time.Second)).String()},
-		{"o", objectidtype.MinAt(time.Now().Add(-5 * time.Second)), objectidtype.MinAt(time.Now().Add(-time.Second)), objectidtype.MinAt(time.Now().Add(-5 * time.Second)).String()},
+		{"u", oldU, ulidtype.MinAt(now.Add(-time.Second)), oldU.String()},
+		{"o", oldO, objectidtype.MinAt(now.Add(-time.Second)), oldO.String()},
 	}
 	for _, c := range cases {
 		_, err := conn.Exec(ctx, "INSERT INTO "+c.table+" (id, n) VALUES ($1, 1)", c.old)
