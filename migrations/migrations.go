@@ -180,6 +180,24 @@ func load() ([]step, step, error) {
 	return versioned, fn, nil
 }
 
+// Schema returns the forward SQL of every step in the order [Up] applies
+// them, the versioned files and then the function definitions, each
+// preceded by a comment naming it: pgid's schema as one text for tools
+// that read DDL (sqlc's schema list) or another migration tool. It is
+// idempotent and must run as one transaction (the steps SET LOCAL their
+// search_path); it does not write [VersionTable].
+func Schema() (string, error) {
+	versioned, fn, err := load()
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	for _, s := range append(versioned, fn) {
+		fmt.Fprintf(&b, "\n-- ==== %s ====\n\n%s\n", s.name, strings.TrimSpace(s.up))
+	}
+	return b.String(), nil
+}
+
 // Latest is the version [Up] brings a database to: the number of versioned
 // files in [FS].
 func Latest() int {

@@ -4,45 +4,27 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"io/fs"
 	"os"
-	"sort"
-	"strings"
 
 	"github.com/pgid/pgid/migrations"
 )
 
 // ---- schema
 
-// schemaSQL is pgid's schema as one SQL text for sqlc (or any tool that
-// reads DDL): the forward part of every versioned migration, in order, then
-// of every function definition file, as migrations.Up applies them.
+// schemaSQL is pgid's schema as one SQL text (migrations.Schema) under a
+// header that says what it is for.
 func schemaSQL() ([]byte, error) {
-	var names []string
-	for _, pattern := range []string{"*.sql", migrations.FunctionsStep + "*.sql"} {
-		m, err := fs.Glob(migrations.FS, pattern)
-		if err != nil {
-			return nil, err
-		}
-		sort.Strings(m)
-		names = append(names, m...)
+	sql, err := migrations.Schema()
+	if err != nil {
+		return nil, err
 	}
-	var b bytes.Buffer
-	b.WriteString("-- pgid's PostgreSQL schema (schema pgid: domains pgid.ulid and pgid.objectid, their\n" +
+	const header = "-- pgid's PostgreSQL schema (schema pgid: domains pgid.ulid and pgid.objectid, their\n" +
 		"-- functions), written by `pgid schema` for sqlc's `schema:` list or another migration tool.\n" +
 		"-- Every statement is idempotent; apply it as ONE transaction (it sets search_path with SET\n" +
 		"-- LOCAL). pgid's own version table is not written: use either this file or `pgid migrate`\n" +
 		"-- (migrations.Up), not both. Regenerate when pgid is upgraded; `pgid schema --check FILE`\n" +
-		"-- fails when FILE is not current.\n")
-	for _, name := range names {
-		src, err := fs.ReadFile(migrations.FS, name)
-		if err != nil {
-			return nil, err
-		}
-		up, _, _ := strings.Cut(string(src), migrations.Marker)
-		fmt.Fprintf(&b, "\n-- ==== %s ====\n\n%s\n", name, strings.TrimSpace(up))
-	}
-	return b.Bytes(), nil
+		"-- fails when FILE is not current.\n"
+	return []byte(header + sql), nil
 }
 
 func cmdSchema(_ context.Context, e *env, args []string) error {
