@@ -203,6 +203,9 @@ func start(ctx context.Context, o *EmbeddedOptions, bins, work string, cred *cre
 	if err != nil {
 		return nil, err
 	}
+	if o.portChosen != nil {
+		o.portChosen(port)
+	}
 	logPath := filepath.Join(work, "postgres.log")
 	logFile, err := os.OpenFile(logPath, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {

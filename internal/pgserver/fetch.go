@@ -36,6 +36,9 @@ const (
 	maxJar       = 512 << 20 // the jar, read into memory
 	maxExtracted = 2 << 30   // all files of the archive together
 	maxEntries   = 100_000
+	maxDirs      = 5_000 // directories, given or implied by a deeper name
+	maxDepth     = 16    // levels of a name
+	maxName      = 512   // bytes of a name
 )
 
 // artifact returns the zonky artifact's platform: linux-amd64,
@@ -204,14 +207,14 @@ func extractJar(jar []byte, dir string) error {
 		return err
 	}
 	defer root.Close()
-	return extractTar(tar.NewReader(xr), root)
+	return extractTar(context.Background(), tar.NewReader(xr), root)
 }
 
 // extractTar writes the directories, regular files and symbolic links of
 // tr into root: names and link targets must stay inside it, modes lose
 // set-id bits and every write bit but the owner's, and nothing already
 // there is overwritten.
-func extractTar(tr *tar.Reader, root *os.Root) error {
+func extractTar(ctx context.Context, tr *tar.Reader, root *os.Root) error {
 	var total int64
 	for n := 0; ; n++ {
 		h, err := tr.Next()

@@ -5,16 +5,20 @@ package pgserver
 import (
 	"archive/tar"
 	"bytes"
+	"context"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
 // FuzzExtractTar feeds arbitrary tar streams to the extractor: whatever it
 // accepts or refuses, nothing lands outside its directory, no file inside
 // is writable by group or others or carries a set-id bit, no link inside
-// points out of it, and it never panics.
+// points out of it, nothing is deeper than maxDepth levels, there are at
+// most maxDirs directories, and it never panics. The seeds include deep
+// names (in PAX records), which the fuzzer lengthens and nests.
 func FuzzExtractTar(f *testing.F) {
 	seed := func(hs ...*tar.Header) []byte {
 		var b bytes.Buffer
@@ -38,6 +42,11 @@ func FuzzExtractTar(f *testing.F) {
 		&tar.Header{Name: "a/b", Typeflag: tar.TypeReg, Size: 1}))
 	f.Add(seed(&tar.Header{Name: "a", Typeflag: tar.TypeSymlink, Linkname: "/etc"},
 		&tar.Header{Name: "a/passwd", Typeflag: tar.TypeReg, Size: 1}))
+	f.Add(seed(&tar.Header{Name: deepName(maxDepth - 1), Typeflag: tar.TypeReg, Size: 1}))
+	f.Add(seed(&tar.Header{Name: deepName(maxDepth), Typeflag: tar.TypeReg, Size: 1}))
+	f.Add(seed(&tar.Header{Name: deepName(300), Typeflag: tar.TypeReg, Size: 1}))
+	f.Add(seed(&tar.Header{Name: strings.Repeat("d/", 40), Typeflag: tar.TypeDir},
+		&tar.Header{Name: strings.Repeat("d/", 20) + "l", Typeflag: tar.TypeSymlink, Linkname: strings.Repeat("d/", 19) + "d"}))
 	// One directory for the whole run, in memory where there is a tmpfs:
 	// t.TempDir and a disk for every input made this ~100 times slower.
 	base := os.TempDir()
@@ -64,13 +73,22 @@ func FuzzExtractTar(f *testing.F) {
 			t.Fatal(err)
 		}
 		defer root.Close()
-		_ = extractTar(tar.NewReader(bytes.NewReader(data)), root)
+		_ = extractTar(context.Background(), tar.NewReader(bytes.NewReader(data)), root)
 		if entries, _ := os.ReadDir(parent); len(entries) != 1 {
 			t.Fatalf("something landed beside the directory: %v", entries)
 		}
+		dirs := 0
 		filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 			if err != nil {
 				return err
+			}
+			if rel, _ := filepath.Rel(dir, p); rel != "." && strings.Count(rel, "/")+1 > maxDepth {
+				t.Fatalf("%s is %d levels deep, more than %d", rel, strings.Count(rel, "/")+1, maxDepth)
+			}
+			if d.IsDir() {
+				if dirs++; dirs > maxDirs+1 {
+					t.Fatalf("more than %d directories", maxDirs)
+				}
 			}
 			fi, err := d.Info()
 			if err != nil {

@@ -31,6 +31,15 @@ func (e *UnsafePathError) Error() string {
 // Unwrap makes errors.Is(err, ErrUnsafePath) true.
 func (e *UnsafePathError) Unwrap() error { return ErrUnsafePath }
 
+// ErrSharedUser is what [StartEmbedded], running as root, returns when the
+// user the server would run as is shared: another process already runs as
+// it, or it is nobody.
+var ErrSharedUser = errors.New("the embedded server's user is shared")
+
+// EnvUser names the user the embedded server runs as when this process is
+// root.
+const EnvUser = "PGID_POSTGRES_USER"
+
 // EmbeddedVersion is the PostgreSQL version StartEmbedded downloads when no
 // binaries are given.
 const EmbeddedVersion = "18.3.0"
@@ -66,6 +75,9 @@ type EmbeddedOptions struct {
 	// started, if set, is called with each process StartEmbedded starts,
 	// right after it started (tests read its credentials).
 	started func(name string, pid int)
+	// portChosen, if set, is called with each port chosen for the
+	// postmaster, before it starts (tests take the port in between).
+	portChosen func(port int)
 }
 
 func (o *EmbeddedOptions) logf(format string, args ...any) {
