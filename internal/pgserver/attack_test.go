@@ -26,7 +26,8 @@ import (
 // caches while root runs the embedded path attackRuns times per scenario.
 // The payload's programs, if anything ever executes them, create PWNED-<uid>
 // in the log directory. Nothing may; pgid must refuse what it cannot trust
-// with an UnsafePathError, and start every server it does start as nobody.
+// with an UnsafePathError, and start every server it does start as
+// DefaultUser, not as nobody.
 const attackRuns = 20
 
 // Roles of the test binary, in PGID_ATTACK_ROLE.
@@ -139,7 +140,7 @@ func victim(t *testing.T) {
 		return closeOr(s, err)
 	}, true)
 	// C: the default cache, downloaded afresh on every run while the
-	// attacker races over it: every run must succeed, as nobody.
+	// attacker races over it: every run must succeed, as DefaultUser.
 	n := downloads.Load()
 	scenario(t, "C: the default cache "+RootCacheDir+", a fresh download each run", func() error {
 		if err := os.RemoveAll(RootCacheDir); err != nil {
@@ -192,21 +193,22 @@ func victim(t *testing.T) {
 	}
 	ran, _ := os.ReadFile(filepath.Join(logDir, "ran"))
 	lines := strings.Split(strings.TrimSpace(string(ran)), "\n")
+	server := serverUserUID(t)
 	for _, l := range lines {
-		if !strings.HasSuffix(l, " 65534") {
-			t.Errorf("a fixture program ran as another user than nobody: %q", l)
+		if !strings.HasSuffix(l, " "+server) {
+			t.Errorf("a fixture program ran as another user than %s (uid %s): %q", DefaultUser, server, l)
 		}
 	}
 	wantUIDs := 2 * attackRuns // initdb and postgres in C
 	bad := 0
 	for _, u := range uids {
-		if !strings.HasSuffix(u, " 65534") {
+		if !strings.HasSuffix(u, " "+server) {
 			bad++
 		}
 	}
-	t.Logf("processes started: %d, as nobody: %d; fixture programs run: %d, all as uid 65534: %v", len(uids), len(uids)-bad, len(lines), bad == 0)
+	t.Logf("processes started: %d, as %s: %d; fixture programs run: %d, all as uid %s: %v", len(uids), DefaultUser, len(uids)-bad, len(lines), server, bad == 0)
 	if len(uids) != wantUIDs || bad > 0 {
-		t.Errorf("processes started (name uid): %v, want %d, all as 65534", uids, wantUIDs)
+		t.Errorf("processes started (name uid): %v, want %d, all as %s", uids, wantUIDs, server)
 	}
 }
 

@@ -12,7 +12,6 @@ import (
 	"net"
 	"os"
 	"os/exec"
-	"os/user"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -51,7 +50,7 @@ import (
 // the server's user.
 func StartEmbedded(ctx context.Context, o EmbeddedOptions) (*Server, error) {
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		return nil, interrupted(ctx, err)
 	}
 	getenv := o.Getenv
 	if getenv == nil {
@@ -59,7 +58,7 @@ func StartEmbedded(ctx context.Context, o EmbeddedOptions) (*Server, error) {
 	}
 	var cred *credential
 	if os.Geteuid() == 0 {
-		c, err := lookupCredential(o.RunAsUser)
+		c, err := serverUser(&o, getenv)
 		if err != nil {
 			return nil, err
 		}
@@ -68,7 +67,7 @@ func StartEmbedded(ctx context.Context, o EmbeddedOptions) (*Server, error) {
 
 	bins, origin, err := o.binaries(ctx, getenv, cred)
 	if err != nil {
-		return nil, err
+		return nil, interrupted(ctx, err)
 	}
 	if cred != nil {
 		origin += ", run as " + cred.name + " (this process is root)"
@@ -86,7 +85,7 @@ func StartEmbedded(ctx context.Context, o EmbeddedOptions) (*Server, error) {
 	s, err := start(ctx, &o, bins, work, cred)
 	if err != nil {
 		os.RemoveAll(work)
-		return nil, fmt.Errorf("embedded PostgreSQL (%s): %w", origin, err)
+		return nil, interrupted(ctx, fmt.Errorf("embedded PostgreSQL (%s): %w", origin, err))
 	}
 	s.Description = fmt.Sprintf("embedded PostgreSQL on %s (%s; data in %s, removed at the end)", s.addr, origin, s.DataDir)
 	if v := describe(ctx, s.DSN); strings.HasPrefix(v, "PostgreSQL ") {
@@ -194,67 +193,122 @@ func start(ctx context.Context, o *EmbeddedOptions, bins, work string, cred *cre
 		"-E", "UTF8", "--locale=C", "--no-sync")
 	initdb.Stdout, initdb.Stderr = &initOut, &initOut
 	began := time.Now()
-	if err := run(o, cred, "initdb", initdb); err != nil {
+	done, err := startAs(o, cred, "initdb", initdb)
+	if err != nil {
+		return nil, fmt.Errorf("initdb: %w", err)
+	}
+	err = initdb.Wait()
+	done()
+	if ctx.Err() != nil {
+		return nil, ctx.Err() // killed for it: its log says nothing
+	}
+	if err != nil {
 		return nil, fmt.Errorf("initdb: %w\n%s", err, tail(initOut.Bytes()))
 	}
 	os.Remove(pwFile)
 
-	port, err := freePort()
-	if err != nil {
-		return nil, err
+	// The port is chosen free, but another process may take it before the
+	// postmaster binds it: then another port, a few times.
+	const portTries = 5
+	for try := 1; ; try++ {
+		port, err := freePort()
+		if err != nil {
+			return nil, err
+		}
+		if o.portChosen != nil {
+			o.portChosen(port)
+		}
+		pm, err := startPostmaster(o, cred, bins, work, runDir, dataDir, port)
+		if err != nil {
+			return nil, err
+		}
+		addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
+		dsn := fmt.Sprintf("postgres://postgres:%s@%s/postgres?sslmode=disable", password, addr)
+		err = pm.ready(ctx, dsn)
+		if errors.Is(err, errPortTaken) && try < portTries {
+			o.logf("pgserver: port %d was taken before PostgreSQL could bind it; trying another", port)
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		o.logf("pgserver: embedded PostgreSQL started in %v", time.Since(began).Round(time.Millisecond))
+		return &embedded{
+			addr: addr,
+			Server: &Server{
+				DSN:     dsn,
+				Via:     ViaEmbedded,
+				DataDir: dataDir,
+				close: func() error {
+					err := pm.stop()
+					return errors.Join(err, os.RemoveAll(work))
+				},
+			},
+		}, nil
 	}
-	if o.portChosen != nil {
-		o.portChosen(port)
+}
+
+// errPortTaken is what postmaster.ready returns when the postmaster could
+// not bind its port.
+var errPortTaken = errors.New("the port was taken")
+
+// interrupted says that ctx ended what err reports, if it did: an
+// interrupted start is neither a broken PostgreSQL nor a reason to list the
+// ways to get a server.
+func interrupted(ctx context.Context, err error) error {
+	if ctx.Err() == nil {
+		return err
 	}
+	return fmt.Errorf("embedded PostgreSQL: interrupted (%w)", ctx.Err())
+}
+
+// postmaster is a started postmaster.
+type postmaster struct {
+	cmd     *exec.Cmd
+	logPath string
+	exited  chan struct{}
+	waitErr error // once exited is closed
+}
+
+// startPostmaster starts bin/postgres on port, logging to work/postgres.log
+// (a new one).
+func startPostmaster(o *EmbeddedOptions, cred *credential, bins, work, runDir, dataDir string, port int) (*postmaster, error) {
 	logPath := filepath.Join(work, "postgres.log")
+	os.Remove(logPath) // an earlier try's
 	logFile, err := os.OpenFile(logPath, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return nil, err
 	}
 	defer logFile.Close() // the postmaster has its own copy
-	pm := command(context.Background(), filepath.Join(bins, "bin", "postgres"), "-D", dataDir, "-p", strconv.Itoa(port),
+	cmd := command(context.Background(), filepath.Join(bins, "bin", "postgres"), "-D", dataDir, "-p", strconv.Itoa(port),
 		"-k", runDir, "-c", "listen_addresses=127.0.0.1", "-c", "max_connections=200",
 		"-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off")
-	pm.Stdout, pm.Stderr = logFile, logFile
+	cmd.Stdout, cmd.Stderr = logFile, logFile
 	// Its own process group, so a Ctrl-C meant for us reaches it only
 	// through Close; and if this process dies, an immediate shutdown.
-	pm.SysProcAttr.Setpgid = true
-	setDeathSignal(pm.SysProcAttr)
-	if err := startAs(o, cred, "postgres", pm); err != nil {
+	cmd.SysProcAttr.Setpgid = true
+	setDeathSignal(cmd.SysProcAttr)
+	done, err := startAs(o, cred, "postgres", cmd)
+	if err != nil {
 		return nil, err
 	}
-	exited := make(chan struct{})
-	var waitErr error
-	go func() { waitErr = pm.Wait(); close(exited) }()
-	stop := func() error {
-		select {
-		case <-exited:
-			return nil
-		default:
-		}
-		// Fast shutdown, then immediate, then kill.
-		for _, step := range []struct {
-			sig  syscall.Signal
-			wait time.Duration
-		}{{syscall.SIGINT, 30 * time.Second}, {syscall.SIGQUIT, 5 * time.Second}, {syscall.SIGKILL, 5 * time.Second}} {
-			_ = pm.Process.Signal(step.sig)
-			select {
-			case <-exited:
-				return nil
-			case <-time.After(step.wait):
-			}
-		}
-		return fmt.Errorf("postmaster %d did not stop", pm.Process.Pid)
-	}
+	pm := &postmaster{cmd: cmd, logPath: logPath, exited: make(chan struct{})}
+	go func() { pm.waitErr = cmd.Wait(); done(); close(pm.exited) }()
+	return pm, nil
+}
 
-	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
-	dsn := fmt.Sprintf("postgres://postgres:%s@%s/postgres?sslmode=disable", password, addr)
+// ready waits until the postmaster accepts dsn, and stops it if it does
+// not: errPortTaken when it exited because its port was taken.
+func (pm *postmaster) ready(ctx context.Context, dsn string) error {
 	deadline := time.Now().Add(60 * time.Second)
 	for {
 		select {
-		case <-exited:
-			log, _ := os.ReadFile(logPath)
-			return nil, fmt.Errorf("postgres exited while starting (%v):\n%s", waitErr, tail(log))
+		case <-pm.exited:
+			log, _ := os.ReadFile(pm.logPath)
+			if bytes.Contains(log, []byte("Address already in use")) {
+				return fmt.Errorf("%w: postgres exited while starting (%v):\n%s", errPortTaken, pm.waitErr, tail(log))
+			}
+			return fmt.Errorf("postgres exited while starting (%v):\n%s", pm.waitErr, tail(log))
 		default:
 		}
 		// require_auth: only a server that proves it knows the password
@@ -262,28 +316,40 @@ func start(ctx context.Context, o *EmbeddedOptions, bins, work string, cred *cre
 		// user who took the port first cannot pose as ours.
 		err := Ping(ctx, dsn+"&require_auth=scram-sha-256", time.Second)
 		if err == nil {
-			break
+			return nil
 		}
-		if ctx.Err() != nil || time.Now().After(deadline) {
-			stop()
-			log, _ := os.ReadFile(logPath)
-			return nil, fmt.Errorf("postgres did not accept connections: %w\n%s", err, tail(log))
+		if ctx.Err() != nil {
+			pm.stop()
+			return ctx.Err()
+		}
+		if time.Now().After(deadline) {
+			pm.stop()
+			log, _ := os.ReadFile(pm.logPath)
+			return fmt.Errorf("postgres did not accept connections: %w\n%s", err, tail(log))
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	o.logf("pgserver: embedded PostgreSQL started in %v", time.Since(began).Round(time.Millisecond))
-	return &embedded{
-		addr: addr,
-		Server: &Server{
-			DSN:     dsn,
-			Via:     ViaEmbedded,
-			DataDir: dataDir,
-			close: func() error {
-				err := stop()
-				return errors.Join(err, os.RemoveAll(work))
-			},
-		},
-	}, nil
+}
+
+// stop stops the postmaster: a fast shutdown, then immediate, then kill.
+func (pm *postmaster) stop() error {
+	select {
+	case <-pm.exited:
+		return nil
+	default:
+	}
+	for _, step := range []struct {
+		sig  syscall.Signal
+		wait time.Duration
+	}{{syscall.SIGINT, 30 * time.Second}, {syscall.SIGQUIT, 5 * time.Second}, {syscall.SIGKILL, 5 * time.Second}} {
+		_ = pm.cmd.Process.Signal(step.sig)
+		select {
+		case <-pm.exited:
+			return nil
+		case <-time.After(step.wait):
+		}
+	}
+	return fmt.Errorf("postmaster %d did not stop", pm.cmd.Process.Pid)
 }
 
 // command is an exec.Cmd for a PostgreSQL program: run from /, with only
@@ -305,28 +371,28 @@ func command(ctx context.Context, path string, args ...string) *exec.Cmd {
 	return cmd
 }
 
-// startAs starts cmd as cred, and refuses to start anything as root.
-func startAs(o *EmbeddedOptions, cred *credential, name string, cmd *exec.Cmd) error {
-	if cred != nil {
+// startAs starts cmd as cred, and refuses to start anything as root. As
+// root, cmd starts only once no other process runs as cred (see
+// startChecked); done is to be called once cmd has ended.
+func startAs(o *EmbeddedOptions, cred *credential, name string, cmd *exec.Cmd) (done func(), err error) {
+	done = func() {}
+	switch {
+	case cred != nil:
 		cmd.SysProcAttr.Credential = &syscall.Credential{Uid: uint32(cred.uid), Gid: uint32(cred.gid), Groups: []uint32{}}
-	} else if os.Geteuid() == 0 {
-		return errors.New("refusing to run " + name + " as root")
-	}
-	if err := cmd.Start(); err != nil {
-		return err
+		if done, err = startChecked(cred, cmd); err != nil {
+			return nil, err
+		}
+	case os.Geteuid() == 0:
+		return nil, errors.New("refusing to run " + name + " as root")
+	default:
+		if err := cmd.Start(); err != nil {
+			return nil, err
+		}
 	}
 	if o.started != nil {
 		o.started(name, cmd.Process.Pid)
 	}
-	return nil
-}
-
-// run is startAs and Wait.
-func run(o *EmbeddedOptions, cred *credential, name string, cmd *exec.Cmd) error {
-	if err := startAs(o, cred, name, cmd); err != nil {
-		return err
-	}
-	return cmd.Wait()
+	return done, nil
 }
 
 // writePrivate creates the new file p, mode 0600, owned by cred if not nil.
@@ -360,31 +426,6 @@ func randomHex(n int) (string, error) {
 		return "", err
 	}
 	return hex.EncodeToString(b), nil
-}
-
-// credential is the unprivileged user the server runs as under root.
-type credential struct {
-	name     string
-	uid, gid int
-}
-
-func lookupCredential(name string) (*credential, error) {
-	if name == "" {
-		name = "nobody"
-	}
-	u, err := user.Lookup(name)
-	if err != nil {
-		return nil, fmt.Errorf("running as root, the embedded PostgreSQL must run as an unprivileged user (initdb refuses root): %w", err)
-	}
-	uid, err1 := strconv.Atoi(u.Uid)
-	gid, err2 := strconv.Atoi(u.Gid)
-	if err := errors.Join(err1, err2); err != nil {
-		return nil, fmt.Errorf("user %s: %w", name, err)
-	}
-	if uid == 0 || gid == 0 {
-		return nil, fmt.Errorf("user %s has uid %d, gid %d: the embedded PostgreSQL must run as an unprivileged user and group", name, uid, gid)
-	}
-	return &credential{name: name, uid: uid, gid: gid}, nil
 }
 
 // freePort returns a TCP port nothing listens on at the moment.

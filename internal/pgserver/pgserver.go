@@ -131,6 +131,9 @@ func Find(ctx context.Context, o Options) (*Server, error) {
 	case "", "auto":
 	case "embedded":
 		s, err := StartEmbedded(ctx, o.Embedded)
+		if err != nil && ctx.Err() != nil {
+			return nil, err // interrupted: no help wanted
+		}
 		if err != nil {
 			return nil, fmt.Errorf("%s=embedded: %w\n%s", EnvMode, err, waysHelp(&o, "skipped", "skipped", "skipped", err.Error()))
 		}
@@ -168,6 +171,9 @@ func Find(ctx context.Context, o Options) (*Server, error) {
 	if err == nil {
 		s.Description += " (DATABASE_URL unset, nothing at the docker-compose DSN)"
 		return s, nil
+	}
+	if ctx.Err() != nil {
+		return nil, err
 	}
 	return nil, errors.New("no PostgreSQL server found.\n" + waysHelp(&o, "unset", "did not answer: "+composeErr.Error(), hookStatus, err.Error()))
 }

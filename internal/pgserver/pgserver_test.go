@@ -17,6 +17,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"os/exec"
+	"os/user"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -139,7 +140,7 @@ func TestForcedEmbedded(t *testing.T) {
 	ctx := context.Background()
 	bins := binaries(t)
 	var logs []string
-	var uids []string // "initdb 65534", read from /proc as each starts
+	var uids []string // "initdb 999", read from /proc as each starts
 	s, err := Find(ctx, Options{
 		Getenv: env(map[string]string{EnvMode: "embedded", EnvBinaries: bins}),
 		Embedded: EmbeddedOptions{
@@ -173,7 +174,7 @@ func TestForcedEmbedded(t *testing.T) {
 	pid, _ := strconv.Atoi(strings.SplitN(string(b), "\n", 2)[0])
 	want := strconv.Itoa(os.Geteuid())
 	if os.Geteuid() == 0 {
-		want = "65534" // nobody
+		want = serverUserUID(t) // pgid-embedded
 	}
 	// The server's environment holds nothing of ours but the basics.
 	if env, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", pid)); err != nil {
@@ -228,6 +229,19 @@ func procUID(t *testing.T, pid int) string {
 	}
 	t.Fatalf("no Uid line in /proc/%d/status", pid)
 	return ""
+}
+
+// serverUserUID is DefaultUser's uid (StartEmbedded made the user).
+func serverUserUID(t *testing.T) string {
+	t.Helper()
+	u, err := user.Lookup(DefaultUser)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u.Uid == "0" || u.Uid == strconv.Itoa(nobody) {
+		t.Fatalf("%s has uid %s", DefaultUser, u.Uid)
+	}
+	return u.Uid
 }
 
 // privateDir returns a new directory that passes pgserver's checks (t.TempDir
