@@ -27,10 +27,9 @@ import (
 //
 // It starts two programs, bin/initdb and then bin/postgres (the postmaster,
 // which forks the rest), with os/exec, and no other: it probes readiness
-// and the version over a connection, not with pg_ctl or pg_isready. When
-// this process is root, both run as [EmbeddedOptions.RunAsUser] (default
-// nobody) through SysProcAttr.Credential, with no supplementary groups, and
-// StartEmbedded refuses to start anything without that switch.
+// and the version over a connection, not with pg_ctl or pg_isready. If
+// another process takes the chosen port before the postmaster binds it,
+// another port is chosen (up to five tries).
 //
 // Before it executes anything it checks the binaries: every level of the
 // path from / and every file and directory below it must be owned by root
@@ -39,7 +38,9 @@ import (
 // server's user. A download goes to the cache directory, which must pass
 // the same check (a missing one is made, 0755 for root, 0700 otherwise; an
 // existing one is never repaired), into a new owner-only directory there,
-// through an [os.Root], and is renamed into place after the check. What
+// through an [os.Root] (at most 100,000 entries, 2,000 directories, 16
+// levels and 512 bytes a name, and stopping when ctx is done), and is
+// renamed into place after the check. What
 // fails a check is refused with an [*UnsafePathError] naming the path and the
 // fix (errors.Is [ErrUnsafePath]).
 //
@@ -48,6 +49,35 @@ import (
 // directory of this process's user holds the server's log and password file
 // (so no other user can swap them) and the server's own directory, owned by
 // the server's user.
+//
+// When ctx is done before the server is up, whatever is started is stopped
+// and the error says "interrupted" and matches ctx.Err() with errors.Is.
+//
+// # As root: a user of its own
+//
+// When this process is root, both run as [EmbeddedOptions.RunAsUser], else
+// $PGID_POSTGRES_USER, else [DefaultUser] (pgid-embedded), through
+// SysProcAttr.Credential with no supplementary groups; StartEmbedded refuses
+// to start anything without that switch. Whoever else runs as that user
+// could read and rewrite the server's files (pg_hba.conf: trust) and signal
+// it (SIGHUP: reload), so the user must be the server's alone:
+//
+//   - pgid-embedded, when missing, is created with useradd --system
+//     --user-group --no-create-home --home-dir /nonexistent --shell
+//     /usr/sbin/nologin (where there is no useradd, the error says to
+//     create it);
+//   - nobody (uid 65534), shared by many daemons, and root are refused;
+//   - right before initdb and again before the postmaster starts, /proc is
+//     read: if any process runs as the user (real, effective, saved or
+//     filesystem uid) that is not one of pgid's servers, the start is
+//     refused with [ErrSharedUser] naming it. pgid's servers are the
+//     processes pgid processes running as root started this way, listed in
+//     RootCacheDir/servers under a lock while they run, and their
+//     descendants: several embedded servers may run at once.
+//
+// Outside Linux there is no /proc to check, and StartEmbedded refuses to
+// run as root (ErrSharedUser): run it as an unprivileged user, whose server
+// then runs as that user, as trusted as the user's other processes.
 func StartEmbedded(ctx context.Context, o EmbeddedOptions) (*Server, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, interrupted(ctx, err)
@@ -58,6 +88,9 @@ func StartEmbedded(ctx context.Context, o EmbeddedOptions) (*Server, error) {
 	}
 	var cred *credential
 	if os.Geteuid() == 0 {
+		if err := canCheckUser(); err != nil {
+			return nil, err
+		}
 		c, err := serverUser(&o, getenv)
 		if err != nil {
 			return nil, err

@@ -32,13 +32,11 @@ func (e *UnsafePathError) Error() string {
 func (e *UnsafePathError) Unwrap() error { return ErrUnsafePath }
 
 // ErrSharedUser is what [StartEmbedded], running as root, returns when the
-// user the server would run as is shared: another process already runs as
-// it, or it is nobody.
+// user the server would run as is or may be shared with other processes,
+// which could then read and change the server's files and signal it: a
+// process that is not one of pgid's servers already runs as it, or it is
+// nobody, or (outside Linux) there is no /proc to check.
 var ErrSharedUser = errors.New("the embedded server's user is shared")
-
-// EnvUser names the user the embedded server runs as when this process is
-// root.
-const EnvUser = "PGID_POSTGRES_USER"
 
 // EmbeddedVersion is the PostgreSQL version StartEmbedded downloads when no
 // binaries are given.
@@ -58,7 +56,9 @@ type EmbeddedOptions struct {
 	// downloaded (once) into the cache.
 	Binaries string
 	// RunAsUser is the unprivileged user the server runs as when this
-	// process is root; default "nobody".
+	// process is root; when empty, $PGID_POSTGRES_USER; when that is empty
+	// too, [DefaultUser] (created if missing). It must be a user no other
+	// process runs as: nobody and root are refused.
 	RunAsUser string
 	// BinaryRepositoryURL replaces [MavenCentral] as the download source (a
 	// mirror with the same layout, publishing .sha256 or .sha1 files).

