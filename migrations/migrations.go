@@ -86,6 +86,15 @@ var (
 	// newer pgid migrated it, and only that pgid knows how to revert them.
 	ErrUnknownVersion = errors.New("pgid migrations: the database has migrations this pgid does not know")
 
+	// ErrUntrusted is returned (wrapped, naming the objects, their owners
+	// and the fix) by [Up] and [Down], and set in [Status].Err, when schema
+	// pgid cannot be trusted: it, [VersionTable] or another object in it is
+	// owned by a role other than the role running the call, the database
+	// owner or a superuser (such a role can redefine pgid's functions and so
+	// act as whoever calls them), or [VersionTable] records objects that the
+	// database lacks. Nothing is applied or read from the version table.
+	ErrUntrusted = errors.New("pgid migrations: schema pgid is not trustworthy")
+
 	// ErrConn is returned (wrapped) when the connection cannot run the
 	// migrations: a nil one, a database/sql driver other than pgx's, or a
 	// connection inside a transaction (each step commits its own).
@@ -232,6 +241,18 @@ type Status struct {
 	// Unknown lists recorded versioned files that [FS] does not have (a
 	// newer pgid applied them).
 	Unknown []string
+	// Untrusted lists the objects of schema pgid (the schema itself
+	// included) owned by a role that [Up] does not trust, each with its
+	// owner, e.g. "schema pgid (owner app_user)". While it is not empty the
+	// version table is not read: Version and Functions are zero.
+	Untrusted []string
+	// Missing lists the functions and domains that the recorded versions
+	// say exist but that schema pgid lacks.
+	Missing []string
+	// Err is what [Up] would refuse the database with before applying
+	// anything (nil if nothing): an error wrapping [ErrUntrusted] or
+	// [ErrChecksum], naming the problem and the fix.
+	Err error
 }
 
 // record is one row of VersionTable.
