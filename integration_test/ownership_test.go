@@ -101,6 +101,8 @@ func TestMigrationsRefuseForeignSchemaPgid(t *testing.T) {
 			t.Fatal(err)
 		}
 		wantUntrusted(t, "status for "+c.who, st.Err, evil)
+		_, err = migrations.Version(ctx, c.conn)
+		wantUntrusted(t, "Version for "+c.who, err, evil)
 		if st.FunctionsCurrent || !slices.ContainsFunc(st.Untrusted, func(s string) bool { return strings.Contains(s, evil) }) {
 			t.Errorf("status for %s: %+v; want not current, %s in Untrusted", c.who, st, evil)
 		}

@@ -277,15 +277,21 @@ type state struct {
 }
 
 // Version returns the newest versioned migration applied to db's database
-// (0 if none). It only reads, so any role may call it.
+// (0 if none). It only reads, so any role may call it. When another role
+// owns part of schema pgid the version is not read: Version returns
+// [ErrUntrusted] (see [Status].Untrusted).
 func Version[D DB](ctx context.Context, db D) (int, error) {
 	s, err := ReadStatus(ctx, db)
+	if err == nil && len(s.Untrusted) > 0 {
+		return 0, s.Err
+	}
 	return s.Version, err
 }
 
 // ReadStatus reads what db's database has applied: its version and whether
-// its function definitions are those of [FS]. It only reads, so any role may
-// call it.
+// its function definitions are those of [FS], and whether [Up] would refuse
+// it ([Status].Err). It only reads, so any role may call it; an error it
+// returns is one of reading, not a refusal.
 func ReadStatus[D DB](ctx context.Context, db D) (Status, error) {
 	var st Status
 	err := withConn(ctx, db, func(c *pgx.Conn) error {
@@ -402,13 +408,13 @@ const untrustedObjects = `
 SELECT o.kind, o.name, pg_catalog.pg_get_userbyid(o.owner) FROM (
   SELECT 'schema', 'pgid', n.nspowner FROM pg_catalog.pg_namespace n WHERE n.nspname OPERATOR(pg_catalog.=) 'pgid'
   UNION ALL
-  SELECT 'relation', c.oid::pg_catalog.regclass::pg_catalog.text, c.relowner FROM pg_catalog.pg_class c
+  SELECT 'relation', pg_catalog.format('pgid.%I', c.relname), c.relowner FROM pg_catalog.pg_class c
   WHERE c.relnamespace OPERATOR(pg_catalog.=) pg_catalog.to_regnamespace('pgid')
   UNION ALL
   SELECT 'function', p.oid::pg_catalog.regprocedure::pg_catalog.text, p.proowner FROM pg_catalog.pg_proc p
   WHERE p.pronamespace OPERATOR(pg_catalog.=) pg_catalog.to_regnamespace('pgid')
   UNION ALL
-  SELECT 'type', t.oid::pg_catalog.regtype::pg_catalog.text, t.typowner FROM pg_catalog.pg_type t
+  SELECT 'type', pg_catalog.format('pgid.%I', t.typname), t.typowner FROM pg_catalog.pg_type t
   WHERE t.typnamespace OPERATOR(pg_catalog.=) pg_catalog.to_regnamespace('pgid')
     AND t.typrelid OPERATOR(pg_catalog.=) 0
     AND NOT EXISTS (SELECT FROM pg_catalog.pg_type e WHERE e.typarray OPERATOR(pg_catalog.=) t.oid)
@@ -477,8 +483,9 @@ func (t trust) err() error {
 	if len(t.objects) == 0 {
 		return nil
 	}
-	return fmt.Errorf("%w: %s; their owner is neither the role running this (%s), the database owner (%s) nor a superuser, "+
-		"and can redefine pgid's functions to run its own code as whoever calls them. Up and Down refuse it. "+
+	return fmt.Errorf("%w: %s: owned by a role that is neither the role running this (%s), the database owner (%s) "+
+		"nor a superuser; such a role can redefine pgid's functions to run its own code as whoever calls them, "+
+		"so Up and Down refuse the database. "+
 		"Fix: as the database owner or a superuser, look at what is in schema pgid; if that role is not yours, "+
 		"remove it (DROP SCHEMA pgid CASCADE, when nothing of yours uses it) and run up again; if it is, give "+
 		"what it owns there to the database owner (ALTER SCHEMA pgid OWNER TO %s, ALTER ... OWNER TO for each object)",
@@ -638,6 +645,11 @@ func recordedVersion(r record) string {
 // them again (their checksums as NULL: tern did not record which edition of
 // the files ran), and the function definitions, which tern-era databases
 // have in whatever edition they were given, are applied.
+//
+// Up refuses, applying nothing, a schema pgid that is not trustworthy
+// ([ErrUntrusted]: another role owns part of it, or [VersionTable] records
+// objects that it lacks) and checks the owners again in each step's
+// transaction before committing it; see Roles in the package documentation.
 //
 // Up waits at most [DefaultLockWait] for [LockKey] (see [WithLockWait]). It
 // changes nothing in the session: each step sets its search_path with SET
@@ -863,7 +875,8 @@ func trustedNow(ctx context.Context, tx pgx.Tx) error {
 //
 // Down waits for [LockKey] as [Up] does and, like it, leaves the session as
 // it found it. A database with versioned files this pgid does not know is
-// refused with [ErrUnknownVersion].
+// refused with [ErrUnknownVersion], one with a schema pgid that another role
+// owns part of with [ErrUntrusted] (drop it by hand, as the error says).
 func Down[D DB](ctx context.Context, db D, opts ...Option) error {
 	return run(ctx, db, "down", opts, func(c *pgx.Conn, versioned []step, fn step, s state) error {
 		if err := s.check(versioned); err != nil {

@@ -129,9 +129,9 @@ func printStatus(e *env, database string, st migrations.Status, asJSON bool) err
 	}
 	switch {
 	case len(st.Untrusted) > 0:
-		fmt.Fprintf(tw, "trust\tnot trustworthy: %d objects of schema pgid belong to another role; up and down refuse it (stderr says how to fix it)\n", len(st.Untrusted))
+		fmt.Fprintf(tw, "trust\tnot trustworthy: another role owns %s; up and down refuse it (stderr says how to fix it)\n", strings.Join(st.Untrusted, ", "))
 	case len(st.Missing) > 0:
-		fmt.Fprintf(tw, "trust\tnot trustworthy: %d objects recorded as applied are missing; up refuses it (stderr says how to fix it)\n", len(st.Missing))
+		fmt.Fprintf(tw, "trust\tnot trustworthy: recorded as applied but missing: %s; up refuses it (stderr says how to fix it)\n", strings.Join(st.Missing, ", "))
 	case st.Err != nil:
 		fmt.Fprintf(tw, "trust\tup refuses the database: the recorded migrations are not the released ones (stderr says which)\n")
 	}
