@@ -203,11 +203,40 @@ func Schema() (string, error) {
 		return "", err
 	}
 	var b strings.Builder
+	fmt.Fprintf(&b, "\n-- ==== %s ====\n\n%s\n", "owners of schema pgid", strings.TrimSpace(schemaGuard))
 	for _, s := range append(versioned, fn) {
 		fmt.Fprintf(&b, "\n-- ==== %s ====\n\n%s\n", s.name, strings.TrimSpace(s.up))
 	}
+	fmt.Fprintf(&b, "\n-- ==== %s ====\n\n%s\n", "owners of schema pgid, again before commit", strings.TrimSpace(schemaGuard))
 	return b.String(), nil
 }
+
+// schemaGuard is what [Up]'s ErrUntrusted check is in [Schema]'s text: it
+// raises SQLSTATE 42501 if another role owns part of schema pgid. Schema
+// runs it first, and last so that the transaction never commits a schema
+// pgid another role created meanwhile.
+const schemaGuard = `
+-- Whoever owns schema pgid or anything in it can redefine pgid's functions
+-- to run its own code as whoever calls them: refuse objects whose owner is
+-- not the role applying this, the database owner or a superuser.
+SET LOCAL search_path = pg_catalog, pg_temp;
+DO $pgid$
+DECLARE
+  bad text;
+BEGIN
+  SELECT string_agg(format('%s %s (owner %s)', u.kind, u.name, u.owner), ', ') INTO bad
+  FROM (` + untrustedObjects + `) u(kind, name, owner);
+  IF bad IS NOT NULL THEN
+    RAISE EXCEPTION 'pgid: schema pgid is not trustworthy: %', bad
+      USING ERRCODE = 'insufficient_privilege',
+        DETAIL = format('Their owner is neither the role applying this (%s), the database owner nor a superuser, '
+                        'and can redefine pgid''s functions to run its own code as whoever calls them.', current_user),
+        HINT = 'As the database owner or a superuser, look at what is in schema pgid; if that role is not yours, '
+               'remove schema pgid with everything in it (when nothing of yours uses it) and apply this again; if it is, '
+               'give what it owns there to the database owner (ALTER ... OWNER TO).';
+  END IF;
+END
+$pgid$;`
 
 // Latest is the version [Up] brings a database to: the number of versioned
 // files in [FS].

@@ -42,10 +42,11 @@ func TestMigrateStatusRefusesWhatUpRefuses(t *testing.T) {
 	}
 }
 
-// A schema pgid made by another role (one with CREATE on the database):
-// migrate up and migrate status exit 1 naming that role and the fix, and
-// nothing is installed.
-func TestMigrateRefusesForeignSchema(t *testing.T) {
+// foreignSchemaDB returns a scratch database in which a role given GRANT
+// ALL ON DATABASE created schema pgid (open to all) before pgid was
+// installed, that role's name and a connection as it.
+func foreignSchemaDB(t *testing.T) (string, string, *pgx.Conn) {
+	t.Helper()
 	ctx := context.Background()
 	b := make([]byte, 4)
 	rand.Read(b)
@@ -77,18 +78,56 @@ func TestMigrateRefusesForeignSchema(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer evil.Close(ctx)
+	t.Cleanup(func() { evil.Close(ctx) })
 	if _, err := evil.Exec(ctx, "CREATE SCHEMA pgid; GRANT ALL ON SCHEMA pgid TO PUBLIC"); err != nil {
 		t.Fatal(err)
 	}
+	return dsn, role, evil
+}
+
+// pgidFunctions counts the functions in schema pgid.
+func pgidFunctions(t *testing.T, conn *pgx.Conn) int {
+	t.Helper()
+	var n int
+	if err := conn.QueryRow(context.Background(), "SELECT count(*) FROM pg_proc WHERE pronamespace = 'pgid'::regnamespace").Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// A schema pgid made by another role (one with CREATE on the database):
+// migrate up and migrate status exit 1 naming that role and the fix, and
+// nothing is installed.
+func TestMigrateRefusesForeignSchema(t *testing.T) {
+	dsn, role, evil := foreignSchemaDB(t)
 	upCode, _, upErr := runCLI(t, "migrate", "up", "--database-url", dsn)
 	code, out, errOut := runCLI(t, "migrate", "status", "--database-url", dsn)
 	if upCode != 1 || code != 1 || !strings.Contains(upErr, "owner "+role) || !strings.Contains(errOut, "owner "+role) ||
 		!strings.Contains(out, "not trustworthy") || !strings.Contains(errOut, "DROP SCHEMA pgid CASCADE") {
 		t.Errorf("up: exit %d, %q\nstatus: exit %d\nstdout:\n%s\nstderr:\n%s\nwant both exit 1 naming %s and the fix", upCode, upErr, code, out, errOut, role)
 	}
-	var n int
-	if err := evil.QueryRow(ctx, "SELECT count(*) FROM pg_proc WHERE pronamespace = 'pgid'::regnamespace").Scan(&n); err != nil || n != 0 {
-		t.Errorf("functions in the other role's schema: %d, %v", n, err)
+	if n := pgidFunctions(t, evil); n != 0 {
+		t.Errorf("%d functions in the other role's schema", n)
+	}
+}
+
+// The output of pgid schema, applied by another migration tool as a
+// superuser, refuses that schema pgid too: the transaction fails naming
+// the role, and installs nothing.
+func TestSchemaRefusesForeignSchema(t *testing.T) {
+	dsn, role, evil := foreignSchemaDB(t)
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	_, err = conn.Exec(ctx, "BEGIN; "+mustRun(t, "schema")+"; COMMIT")
+	conn.Exec(ctx, "ROLLBACK")
+	if err == nil || !strings.Contains(err.Error(), "not trustworthy") || !strings.Contains(err.Error(), "owner "+role) {
+		t.Errorf("pgid schema applied into schema pgid of %s: %v; want it refused naming the role", role, err)
+	}
+	if n := pgidFunctions(t, evil); n != 0 {
+		t.Errorf("%d functions in the other role's schema", n)
 	}
 }
