@@ -77,6 +77,20 @@
 // with [ErrNotOwner]. To limit pgid to some roles, REVOKE those grants from
 // PUBLIC and grant them to the roles.
 //
+// Whoever owns schema pgid, or anything in it, can redefine pgid's functions
+// and so run code as every role that calls them, superusers included. [Up],
+// [Down] and [ReadStatus] therefore trust only objects owned by the role
+// running them, the database owner or a superuser: a schema pgid that
+// another role created first (any role with CREATE on the database can),
+// or a function, table, type or other object in it owned by such a role,
+// makes Up and Down return [ErrUntrusted] naming the objects, their owners
+// and the fix, before they read [VersionTable] or apply anything, and sets
+// [Status].Err and [Status].Untrusted. Each step checks again inside its
+// transaction before it commits. Up also refuses a [VersionTable] that
+// records steps whose functions or domains the schema lacks (a forged or
+// stale table; [Status].Missing), and [Status].Err is always what Up would
+// refuse the database with, [ErrChecksum] included.
+//
 // # Functions
 //
 // ULID (argument and result uuid, so pgid.ulid columns fit directly):

@@ -9,7 +9,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"path"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -85,6 +87,15 @@ var (
 	// when the database recorded versioned files that [FS] does not have: a
 	// newer pgid migrated it, and only that pgid knows how to revert them.
 	ErrUnknownVersion = errors.New("pgid migrations: the database has migrations this pgid does not know")
+
+	// ErrUntrusted is returned (wrapped, naming the objects, their owners
+	// and the fix) by [Up] and [Down], and set in [Status].Err, when schema
+	// pgid cannot be trusted: it, [VersionTable] or another object in it is
+	// owned by a role other than the role running the call, the database
+	// owner or a superuser (such a role can redefine pgid's functions and so
+	// act as whoever calls them), or [VersionTable] records objects that the
+	// database lacks. Nothing is applied or read from the version table.
+	ErrUntrusted = errors.New("pgid migrations: schema pgid is not trustworthy")
 
 	// ErrConn is returned (wrapped) when the connection cannot run the
 	// migrations: a nil one, a database/sql driver other than pgx's, or a
@@ -192,11 +203,40 @@ func Schema() (string, error) {
 		return "", err
 	}
 	var b strings.Builder
+	fmt.Fprintf(&b, "\n-- ==== %s ====\n\n%s\n", "owners of schema pgid", strings.TrimSpace(schemaGuard))
 	for _, s := range append(versioned, fn) {
 		fmt.Fprintf(&b, "\n-- ==== %s ====\n\n%s\n", s.name, strings.TrimSpace(s.up))
 	}
+	fmt.Fprintf(&b, "\n-- ==== %s ====\n\n%s\n", "owners of schema pgid, again before commit", strings.TrimSpace(schemaGuard))
 	return b.String(), nil
 }
+
+// schemaGuard is what [Up]'s ErrUntrusted check is in [Schema]'s text: it
+// raises SQLSTATE 42501 if another role owns part of schema pgid. Schema
+// runs it first, and last so that the transaction never commits a schema
+// pgid another role created meanwhile.
+const schemaGuard = `
+-- Whoever owns schema pgid or anything in it can redefine pgid's functions
+-- to run its own code as whoever calls them: refuse objects whose owner is
+-- not the role applying this, the database owner or a superuser.
+SET LOCAL search_path = pg_catalog, pg_temp;
+DO $pgid$
+DECLARE
+  bad text;
+BEGIN
+  SELECT string_agg(format('%s %s (owner %s)', u.kind, u.name, u.owner), ', ') INTO bad
+  FROM (` + untrustedObjects + `) u(kind, name, owner);
+  IF bad IS NOT NULL THEN
+    RAISE EXCEPTION 'pgid: schema pgid is not trustworthy: %', bad
+      USING ERRCODE = 'insufficient_privilege',
+        DETAIL = format('Their owner is neither the role applying this (%s), the database owner nor a superuser, '
+                        'and can redefine pgid''s functions to run its own code as whoever calls them.', current_user),
+        HINT = 'As the database owner or a superuser, look at what is in schema pgid; if that role is not yours, '
+               'remove schema pgid with everything in it (when nothing of yours uses it) and apply this again; if it is, '
+               'give what it owns there to the database owner (ALTER ... OWNER TO).';
+  END IF;
+END
+$pgid$;`
 
 // Latest is the version [Up] brings a database to: the number of versioned
 // files in [FS].
@@ -232,6 +272,18 @@ type Status struct {
 	// Unknown lists recorded versioned files that [FS] does not have (a
 	// newer pgid applied them).
 	Unknown []string
+	// Untrusted lists the objects of schema pgid (the schema itself
+	// included) owned by a role that [Up] does not trust, each with its
+	// owner, e.g. "schema pgid (owner app_user)". While it is not empty the
+	// version table is not read: Version and Functions are zero.
+	Untrusted []string
+	// Missing lists the functions and domains that the recorded versions
+	// say exist but that schema pgid lacks.
+	Missing []string
+	// Err is what [Up] would refuse the database with before applying
+	// anything (nil if nothing): an error wrapping [ErrUntrusted] or
+	// [ErrChecksum], naming the problem and the fix.
+	Err error
 }
 
 // record is one row of VersionTable.
@@ -247,18 +299,28 @@ type state struct {
 	tern    bool // TernVersionTable exists
 	ternVer int
 	records map[string]record
+	trust   trust
+	missing []string // objects the records say exist that schema pgid lacks
+	// missingSteps names the steps whose objects are missing.
+	missingSteps []string
 }
 
 // Version returns the newest versioned migration applied to db's database
-// (0 if none). It only reads, so any role may call it.
+// (0 if none). It only reads, so any role may call it. When another role
+// owns part of schema pgid the version is not read: Version returns
+// [ErrUntrusted] (see [Status].Untrusted).
 func Version[D DB](ctx context.Context, db D) (int, error) {
 	s, err := ReadStatus(ctx, db)
+	if err == nil && len(s.Untrusted) > 0 {
+		return 0, s.Err
+	}
 	return s.Version, err
 }
 
 // ReadStatus reads what db's database has applied: its version and whether
-// its function definitions are those of [FS]. It only reads, so any role may
-// call it.
+// its function definitions are those of [FS], and whether [Up] would refuse
+// it ([Status].Err). It only reads, so any role may call it; an error it
+// returns is one of reading, not a refusal.
 func ReadStatus[D DB](ctx context.Context, db D) (Status, error) {
 	var st Status
 	err := withConn(ctx, db, func(c *pgx.Conn) error {
@@ -266,11 +328,12 @@ func ReadStatus[D DB](ctx context.Context, db D) (Status, error) {
 		if err != nil {
 			return err
 		}
-		s, err := readState(ctx, c)
+		s, err := readState(ctx, c, versioned, fn)
 		if err != nil {
 			return err
 		}
 		st = s.status(versioned, fn)
+		st.Err = s.upError(versioned)
 		return nil
 	})
 	if err != nil {
@@ -280,7 +343,7 @@ func ReadStatus[D DB](ctx context.Context, db D) (Status, error) {
 }
 
 func (s state) status(versioned []step, fn step) Status {
-	var st Status
+	st := Status{Untrusted: s.trust.objects, Missing: s.missing}
 	if !s.table {
 		if s.tern {
 			st.Version, st.Tern = s.ternVer, true
@@ -305,13 +368,24 @@ func (s state) status(versioned []step, fn step) Status {
 }
 
 // readState reads VersionTable, or TernVersionTable if there is no
-// VersionTable.
-func readState(ctx context.Context, c *pgx.Conn) (state, error) {
+// VersionTable, after checking who owns schema pgid and what is in it: while
+// another role owns any of it, neither table is read (a view or a row
+// security policy of that role would run its code as this session's role),
+// and only the trust part of the state is filled in.
+func readState(ctx context.Context, c *pgx.Conn, versioned []step, fn step) (state, error) {
 	var s state
+	var err error
+	s.records = map[string]record{}
+	if s.trust, err = readTrust(ctx, c); err != nil {
+		return s, err
+	}
+	if len(s.trust.objects) > 0 {
+		return s, nil
+	}
 	// The tern table counts only as tern made it: a plain table of the owner
 	// of schema pgid. Anything else (a view, or a table someone else put in
 	// a schema public that all may write to) is not read at all.
-	err := c.QueryRow(ctx, `SELECT pg_catalog.to_regclass($1) IS NOT NULL,
+	err = c.QueryRow(ctx, `SELECT pg_catalog.to_regclass($1) IS NOT NULL,
 		coalesce((SELECT c.relkind OPERATOR(pg_catalog.=) 'r' AND c.relowner OPERATOR(pg_catalog.=) n.nspowner
 		          FROM pg_catalog.pg_class c, pg_catalog.pg_namespace n
 		          WHERE c.oid OPERATOR(pg_catalog.=) pg_catalog.to_regclass($2)
@@ -329,7 +403,6 @@ func readState(ctx context.Context, c *pgx.Conn) (state, error) {
 			s.ternVer = int(*v)
 		}
 	}
-	s.records = map[string]record{}
 	if !s.table {
 		return s, nil
 	}
@@ -345,11 +418,205 @@ func readState(ctx context.Context, c *pgx.Conn) (state, error) {
 	if err != nil {
 		return s, fmt.Errorf("read %s: %w", VersionTable, err)
 	}
-	return s, nil
+	return s, s.readMissing(ctx, c, versioned, fn)
+}
+
+// trust is who owns schema pgid and what is in it.
+type trust struct {
+	objects []string // owned by a role not trusted, each "kind name (owner role)"
+	user    string   // the role running the query
+	dbOwner string   // the database owner
+}
+
+// untrustedObjects lists every object of schema pgid, the schema too, whose
+// owner is not trusted: not the role running the query, not the database
+// owner and not a superuser. Such a role can change the object (a schema's
+// owner can drop and recreate anything in it), and so make pgid's functions
+// run its code as whoever calls them.
+const untrustedObjects = `
+SELECT o.kind, o.name, pg_catalog.pg_get_userbyid(o.owner) FROM (
+  SELECT 'schema', 'pgid', n.nspowner FROM pg_catalog.pg_namespace n WHERE n.nspname OPERATOR(pg_catalog.=) 'pgid'
+  UNION ALL
+  SELECT 'relation', pg_catalog.format('pgid.%I', c.relname), c.relowner FROM pg_catalog.pg_class c
+  WHERE c.relnamespace OPERATOR(pg_catalog.=) pg_catalog.to_regnamespace('pgid')
+  UNION ALL
+  SELECT 'function', p.oid::pg_catalog.regprocedure::pg_catalog.text, p.proowner FROM pg_catalog.pg_proc p
+  WHERE p.pronamespace OPERATOR(pg_catalog.=) pg_catalog.to_regnamespace('pgid')
+  UNION ALL
+  SELECT 'type', pg_catalog.format('pgid.%I', t.typname), t.typowner FROM pg_catalog.pg_type t
+  WHERE t.typnamespace OPERATOR(pg_catalog.=) pg_catalog.to_regnamespace('pgid')
+    AND t.typrelid OPERATOR(pg_catalog.=) 0
+    AND NOT EXISTS (SELECT FROM pg_catalog.pg_type e WHERE e.typarray OPERATOR(pg_catalog.=) t.oid)
+  UNION ALL
+  SELECT 'operator', o.oid::pg_catalog.regoperator::pg_catalog.text, o.oprowner FROM pg_catalog.pg_operator o
+  WHERE o.oprnamespace OPERATOR(pg_catalog.=) pg_catalog.to_regnamespace('pgid')
+  UNION ALL
+  SELECT 'operator class', pg_catalog.format('pgid.%I', x.opcname), x.opcowner FROM pg_catalog.pg_opclass x
+  WHERE x.opcnamespace OPERATOR(pg_catalog.=) pg_catalog.to_regnamespace('pgid')
+  UNION ALL
+  SELECT 'operator family', pg_catalog.format('pgid.%I', x.opfname), x.opfowner FROM pg_catalog.pg_opfamily x
+  WHERE x.opfnamespace OPERATOR(pg_catalog.=) pg_catalog.to_regnamespace('pgid')
+  UNION ALL
+  SELECT 'collation', pg_catalog.format('pgid.%I', x.collname), x.collowner FROM pg_catalog.pg_collation x
+  WHERE x.collnamespace OPERATOR(pg_catalog.=) pg_catalog.to_regnamespace('pgid')
+  UNION ALL
+  SELECT 'conversion', pg_catalog.format('pgid.%I', x.conname), x.conowner FROM pg_catalog.pg_conversion x
+  WHERE x.connamespace OPERATOR(pg_catalog.=) pg_catalog.to_regnamespace('pgid')
+  UNION ALL
+  SELECT 'text search configuration', pg_catalog.format('pgid.%I', x.cfgname), x.cfgowner FROM pg_catalog.pg_ts_config x
+  WHERE x.cfgnamespace OPERATOR(pg_catalog.=) pg_catalog.to_regnamespace('pgid')
+  UNION ALL
+  SELECT 'text search dictionary', pg_catalog.format('pgid.%I', x.dictname), x.dictowner FROM pg_catalog.pg_ts_dict x
+  WHERE x.dictnamespace OPERATOR(pg_catalog.=) pg_catalog.to_regnamespace('pgid')
+  UNION ALL
+  SELECT 'statistics object', pg_catalog.format('pgid.%I', x.stxname), x.stxowner FROM pg_catalog.pg_statistic_ext x
+  WHERE x.stxnamespace OPERATOR(pg_catalog.=) pg_catalog.to_regnamespace('pgid')
+) o(kind, name, owner)
+WHERE o.owner OPERATOR(pg_catalog.<>) (SELECT d.datdba FROM pg_catalog.pg_database d
+                                       WHERE d.datname OPERATOR(pg_catalog.=) pg_catalog.current_database())
+  AND NOT EXISTS (SELECT FROM pg_catalog.pg_roles r WHERE r.oid OPERATOR(pg_catalog.=) o.owner
+                    AND (r.rolsuper OR r.rolname OPERATOR(pg_catalog.=) CURRENT_USER))
+ORDER BY 1, 2`
+
+// querier is a connection or a transaction.
+type querier interface {
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+}
+
+// readTrust lists the objects of schema pgid that untrustedObjects finds.
+func readTrust(ctx context.Context, q querier) (trust, error) {
+	var t trust
+	err := q.QueryRow(ctx, `SELECT CURRENT_USER::pg_catalog.text, pg_catalog.pg_get_userbyid(d.datdba)
+		FROM pg_catalog.pg_database d WHERE d.datname OPERATOR(pg_catalog.=) pg_catalog.current_database()`).Scan(&t.user, &t.dbOwner)
+	if err != nil {
+		return t, fmt.Errorf("read the owners of schema pgid: %w", err)
+	}
+	rows, err := q.Query(ctx, untrustedObjects)
+	if err != nil {
+		return t, fmt.Errorf("read the owners of schema pgid: %w", err)
+	}
+	var kind, name, owner string
+	_, err = pgx.ForEachRow(rows, []any{&kind, &name, &owner}, func() error {
+		t.objects = append(t.objects, fmt.Sprintf("%s %s (owner %s)", kind, name, owner))
+		return nil
+	})
+	if err != nil {
+		return t, fmt.Errorf("read the owners of schema pgid: %w", err)
+	}
+	return t, nil
+}
+
+// err returns ErrUntrusted naming the objects another role owns, or nil.
+func (t trust) err() error {
+	if len(t.objects) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%w: %s: owned by a role that is neither the role running this (%s), the database owner (%s) "+
+		"nor a superuser; such a role can redefine pgid's functions to run its own code as whoever calls them, "+
+		"so Up and Down refuse the database. "+
+		"Fix: as the database owner or a superuser, look at what is in schema pgid; if that role is not yours, "+
+		"remove it (DROP SCHEMA pgid CASCADE, when nothing of yours uses it) and run up again; if it is, give "+
+		"what it owns there to the database owner (ALTER SCHEMA pgid OWNER TO %s, ALTER ... OWNER TO for each object)",
+		ErrUntrusted, list(t.objects), t.user, t.dbOwner, t.dbOwner)
+}
+
+// list joins items, at most 5 of them, saying how many more there are.
+func list(items []string) string {
+	if len(items) <= 5 {
+		return strings.Join(items, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(items[:5], ", "), len(items)-5)
+}
+
+var (
+	// dropFunction matches a function of schema pgid in a file's reverse
+	// SQL, which drops each one by its signature.
+	dropFunction = regexp.MustCompile(`(?m)^DROP FUNCTION IF EXISTS pgid\.(\w+)\(([^)]*)\);`)
+	// dropDomain matches a domain of schema pgid in a file's reverse SQL.
+	dropDomain = regexp.MustCompile(`(?m)^DROP DOMAIN IF EXISTS pgid\.(\w+);`)
+)
+
+// readMissing sets s.missing to the objects that the recorded steps create
+// but schema pgid lacks: the domains of the versioned files recorded, and
+// every function if the function definitions are recorded as this pgid's.
+// A function counts as there if schema pgid has one of its name and number
+// of arguments.
+func (s *state) readMissing(ctx context.Context, c *pgx.Conn, versioned []step, fn step) error {
+	var fnames, fshown, fsteps, dnames, dsteps []string
+	var fnargs []int32
+	if r, ok := s.records[FunctionsStep]; ok && r.checksum != nil && *r.checksum == fn.checksum {
+		for _, m := range dropFunction.FindAllStringSubmatch(fn.down, -1) {
+			n := 0
+			if strings.TrimSpace(m[2]) != "" {
+				n = strings.Count(m[2], ",") + 1
+			}
+			fnames, fnargs = append(fnames, m[1]), append(fnargs, int32(n))
+			fshown, fsteps = append(fshown, "pgid."+m[1]+"("+m[2]+")"), append(fsteps, fn.name)
+		}
+	}
+	for _, v := range versioned {
+		if _, ok := s.records[v.name]; !ok {
+			continue
+		}
+		for _, m := range dropDomain.FindAllStringSubmatch(v.down, -1) {
+			dnames, dsteps = append(dnames, m[1]), append(dsteps, v.name)
+		}
+	}
+	var missingF, missingD []int32
+	err := c.QueryRow(ctx, `
+		SELECT coalesce((SELECT pg_catalog.array_agg(f.i) FROM ROWS FROM (pg_catalog.unnest($1::pg_catalog.text[]),
+		                   pg_catalog.unnest($2::pg_catalog.int4[])) WITH ORDINALITY f(name, nargs, i)
+		                 WHERE NOT EXISTS (SELECT FROM pg_catalog.pg_proc p
+		                   WHERE p.pronamespace OPERATOR(pg_catalog.=) pg_catalog.to_regnamespace('pgid')
+		                     AND p.proname OPERATOR(pg_catalog.=) f.name::pg_catalog.name
+		                     AND p.pronargs OPERATOR(pg_catalog.=) f.nargs)), '{}'),
+		       coalesce((SELECT pg_catalog.array_agg(d.i) FROM pg_catalog.unnest($3::pg_catalog.text[]) WITH ORDINALITY d(name, i)
+		                 WHERE NOT EXISTS (SELECT FROM pg_catalog.pg_type t
+		                   WHERE t.typnamespace OPERATOR(pg_catalog.=) pg_catalog.to_regnamespace('pgid')
+		                     AND t.typname OPERATOR(pg_catalog.=) d.name::pg_catalog.name
+		                     AND t.typtype OPERATOR(pg_catalog.=) 'd')), '{}')`,
+		fnames, fnargs, dnames).Scan(&missingF, &missingD)
+	if err != nil {
+		return fmt.Errorf("compare %s with schema pgid: %w", VersionTable, err)
+	}
+	for _, i := range missingD {
+		s.missing = append(s.missing, "domain pgid."+dnames[i-1])
+		s.missingSteps = append(s.missingSteps, dsteps[i-1])
+	}
+	for _, i := range missingF {
+		s.missing = append(s.missing, "function "+fshown[i-1])
+		s.missingSteps = append(s.missingSteps, fsteps[i-1])
+	}
+	slices.Sort(s.missing)
+	slices.Sort(s.missingSteps)
+	s.missingSteps = slices.Compact(s.missingSteps)
+	return nil
+}
+
+// upError returns what Up refuses the database with before applying
+// anything: ErrUntrusted (another role owns part of schema pgid, or objects
+// the version table records are missing), ErrChecksum, or nil.
+func (s state) upError(versioned []step) error {
+	if err := s.trust.err(); err != nil {
+		return err
+	}
+	if len(s.missing) > 0 {
+		quoted := make([]string, len(s.missingSteps))
+		for i, name := range s.missingSteps {
+			quoted[i] = quote(name)
+		}
+		return fmt.Errorf("%w: %s records as applied what schema pgid lacks: %s. Up refuses it. "+
+			"Fix: if they were dropped by hand, DELETE FROM %s WHERE name IN (%s) and run up again, which applies "+
+			"those steps again (they are idempotent); if not, find out who changed schema pgid",
+			ErrUntrusted, VersionTable, list(s.missing), VersionTable, strings.Join(quoted, ", "))
+	}
+	return s.check(versioned)
 }
 
 // check returns ErrChecksum if a recorded versioned file differs from its
-// file in FS.
+// file in FS, or is recorded under another version number than its own, or
+// another name is recorded under the number of one of FS's files.
 func (s state) check(versioned []step) error {
 	for _, v := range versioned {
 		r, ok := s.records[v.name]
@@ -357,8 +624,36 @@ func (s state) check(versioned []step) error {
 			return fmt.Errorf("%w: %s was applied with checksum %s, the released file has %s",
 				ErrChecksum, v.name, *r.checksum, v.checksum)
 		}
+		if ok && (r.version == nil || int(*r.version) != v.version) {
+			return fmt.Errorf("%w: %s is recorded as version %s, the released file is version %d",
+				ErrChecksum, v.name, recordedVersion(r), v.version)
+		}
+	}
+	names := slices.Sorted(maps.Keys(s.records))
+	for _, name := range names {
+		r := s.records[name]
+		if name == FunctionsStep {
+			if r.version != nil {
+				return fmt.Errorf("%w: %s is recorded as version %d; the function definitions have none",
+					ErrChecksum, FunctionsStep, *r.version)
+			}
+			continue
+		}
+		if r.version != nil && int(*r.version) >= 1 && int(*r.version) <= len(versioned) &&
+			versioned[*r.version-1].name != name {
+			return fmt.Errorf("%w: %s is recorded as version %d, the number of the released file %s",
+				ErrChecksum, name, *r.version, versioned[*r.version-1].name)
+		}
 	}
 	return nil
+}
+
+// recordedVersion shows a record's version, NULL if it has none.
+func recordedVersion(r record) string {
+	if r.version == nil {
+		return "NULL"
+	}
+	return strconv.Itoa(int(*r.version))
 }
 
 // Up applies to db's database every versioned migration not yet applied,
@@ -380,12 +675,17 @@ func (s state) check(versioned []step) error {
 // the files ran), and the function definitions, which tern-era databases
 // have in whatever edition they were given, are applied.
 //
+// Up refuses, applying nothing, a schema pgid that is not trustworthy
+// ([ErrUntrusted]: another role owns part of it, or [VersionTable] records
+// objects that it lacks) and checks the owners again in each step's
+// transaction before committing it; see Roles in the package documentation.
+//
 // Up waits at most [DefaultLockWait] for [LockKey] (see [WithLockWait]). It
 // changes nothing in the session: each step sets its search_path with SET
 // LOCAL, which ends with the step's transaction.
 func Up[D DB](ctx context.Context, db D, opts ...Option) error {
 	return run(ctx, db, "up", opts, func(c *pgx.Conn, versioned []step, fn step, s state) error {
-		if err := s.check(versioned); err != nil {
+		if err := s.upError(versioned); err != nil {
 			return err
 		}
 		for _, v := range versioned {
@@ -479,6 +779,9 @@ func apply(ctx context.Context, c *pgx.Conn, st step, sql string, create bool) e
 				return err
 			}
 		}
+		if err := trustedNow(ctx, tx); err != nil {
+			return err
+		}
 		var version *int
 		if st.version > 0 {
 			version = &st.version
@@ -523,24 +826,27 @@ $$`
 
 // adopt records the versions a tern-era database applied, holding tern's
 // lock too so that no tern migrator runs meanwhile.
-func adopt(ctx context.Context, c *pgx.Conn, versioned []step, s *state, wait time.Duration) error {
+func adopt(ctx context.Context, c *pgx.Conn, versioned []step, fn step, s *state, wait time.Duration) error {
 	if err := lock(ctx, c, ternLockKey, wait); err != nil {
 		return fmt.Errorf("adopt %s: %w", TernVersionTable, err)
 	}
 	defer unlock(ctx, c, ternLockKey)
-	fresh, err := readState(ctx, c)
+	fresh, err := readState(ctx, c, versioned, fn)
 	if err != nil {
 		return err
 	}
 	*s = fresh
-	if s.table || s.ternVer <= 0 {
-		return nil
+	if err := s.trust.err(); err != nil || s.table || s.ternVer <= 0 {
+		return err
 	}
 	err = inTx(ctx, c, "adopt "+TernVersionTable, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, adoptGrants); err != nil {
 			return err
 		}
 		if _, err := tx.Exec(ctx, createTable); err != nil {
+			return err
+		}
+		if err := trustedNow(ctx, tx); err != nil {
 			return err
 		}
 		for _, v := range versioned {
@@ -556,8 +862,20 @@ func adopt(ctx context.Context, c *pgx.Conn, versioned []step, s *state, wait ti
 	if err != nil {
 		return err
 	}
-	*s, err = readState(ctx, c)
+	*s, err = readState(ctx, c, versioned, fn)
 	return err
+}
+
+// trustedNow returns ErrUntrusted if another role owns part of schema pgid
+// as the transaction tx sees it: each step checks before it commits, so
+// that a schema pgid another role made after Up read the state (CREATE
+// SCHEMA IF NOT EXISTS then leaves it as it is) is never committed to.
+func trustedNow(ctx context.Context, tx pgx.Tx) error {
+	t, err := readTrust(ctx, tx)
+	if err != nil {
+		return err
+	}
+	return t.err()
 }
 
 // Down reverts everything [Up] applied, leaving no schema pgid behind (and
@@ -586,7 +904,8 @@ func adopt(ctx context.Context, c *pgx.Conn, versioned []step, s *state, wait ti
 //
 // Down waits for [LockKey] as [Up] does and, like it, leaves the session as
 // it found it. A database with versioned files this pgid does not know is
-// refused with [ErrUnknownVersion].
+// refused with [ErrUnknownVersion], one with a schema pgid that another role
+// owns part of with [ErrUntrusted] (drop it by hand, as the error says).
 func Down[D DB](ctx context.Context, db D, opts ...Option) error {
 	return run(ctx, db, "down", opts, func(c *pgx.Conn, versioned []step, fn step, s state) error {
 		if err := s.check(versioned); err != nil {
@@ -706,12 +1025,15 @@ func run[D DB](ctx context.Context, db D, what string, opts []Option,
 			return err
 		}
 		defer unlock(ctx, c, LockKey)
-		s, err := readState(ctx, c)
+		s, err := readState(ctx, c, versioned, fn)
 		if err != nil {
 			return err
 		}
+		if err := s.trust.err(); err != nil {
+			return err
+		}
 		if !s.table && s.tern && s.ternVer > 0 {
-			if err := adopt(ctx, c, versioned, &s, o.lockWait); err != nil {
+			if err := adopt(ctx, c, versioned, fn, &s, o.lockWait); err != nil {
 				return err
 			}
 		}

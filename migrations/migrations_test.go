@@ -2,6 +2,7 @@ package migrations_test
 
 import (
 	"io/fs"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -175,5 +176,39 @@ func TestLineLength(t *testing.T) {
 				t.Errorf("%s:%d: %d characters, want at most 120", name, i+1, n)
 			}
 		}
+	}
+}
+
+// What Up and ReadStatus expect to find (Status.Missing) is read from the
+// reverse SQL: it must name every function and domain the forward SQL
+// creates, once.
+func TestExpectedObjects(t *testing.T) {
+	functions, domains := migrations.ExpectedNames()
+	var creates, createDomains []string
+	for _, pattern := range []string{"*.sql", "functions/*.sql"} {
+		names, _ := fs.Glob(migrations.FS, pattern)
+		for _, name := range names {
+			b, _ := fs.ReadFile(migrations.FS, name)
+			up, _, _ := strings.Cut(string(b), migrations.Marker)
+			for _, line := range strings.Split(up, "\n") {
+				line = strings.TrimSpace(line)
+				if f, ok := strings.CutPrefix(line, "CREATE OR REPLACE FUNCTION pgid."); ok {
+					creates = append(creates, f[:strings.Index(f, "(")])
+				}
+				if d, ok := strings.CutPrefix(line, "CREATE DOMAIN pgid."); ok {
+					createDomains = append(createDomains, strings.Fields(d)[0])
+				}
+			}
+		}
+	}
+	slices.Sort(functions)
+	slices.Sort(creates)
+	slices.Sort(domains)
+	slices.Sort(createDomains)
+	if len(creates) < 40 || !slices.Equal(functions, creates) {
+		t.Errorf("functions dropped (expected by Up):\n%v\ncreated:\n%v", functions, creates)
+	}
+	if !slices.Equal(domains, []string{"objectid", "ulid"}) || !slices.Equal(domains, createDomains) {
+		t.Errorf("domains dropped (expected by Up) %v, created %v", domains, createDomains)
 	}
 }

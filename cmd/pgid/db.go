@@ -28,7 +28,7 @@ import (
 func cmdMigrate(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "migrate")
 	dbURL := fs.String("database-url", "", "the database to migrate (default $DATABASE_URL)")
-	asJSON := fs.Bool("json", false, `print {"database", "direction", "from_version", "to_version"}; for status {"database", "version", "latest", "pending", "tern_era", "functions_checksum", "functions_current", "unknown"}`)
+	asJSON := fs.Bool("json", false, `print {"database", "direction", "from_version", "to_version"}; for status {"database", "version", "latest", "pending", "tern_era", "functions_checksum", "functions_current", "unknown", "trusted", "untrusted", "missing", "error"}`)
 	pos, err := parse(e, fs, args)
 	if err != nil {
 		return err
@@ -83,26 +83,43 @@ func cmdMigrate(ctx context.Context, e *env, args []string) error {
 
 // printStatus prints what migrate status read: the versioned files
 // applied, whether the function definitions are this pgid's, and anything
-// pending.
+// pending. When up would refuse the database (st.Err) it says so and returns
+// that error, so that status exits 1 as up does.
 func printStatus(e *env, database string, st migrations.Status, asJSON bool) error {
 	functions := "current"
 	switch {
+	case len(st.Untrusted) > 0:
+		functions = "not read"
 	case st.Functions == "":
 		functions = "none recorded"
 	case !st.FunctionsCurrent:
 		functions = "not this pgid's: up re-applies them if they are older, leaves them if a newer pgid wrote them"
+	case st.Err != nil:
+		functions = "recorded as current, but up refuses the database"
 	}
 	pending := max(migrations.Latest()-st.Version, 0)
 	if asJSON {
-		return writeJSON(e.stdout, map[string]any{
+		var problem any
+		if st.Err != nil {
+			problem = message("migrate", st.Err)
+		}
+		if err := writeJSON(e.stdout, map[string]any{
 			"database": database, "version": st.Version, "latest": migrations.Latest(), "pending": pending,
 			"tern_era": st.Tern, "functions_checksum": st.Functions, "functions_current": st.FunctionsCurrent,
-			"unknown": st.Unknown,
-		})
+			"unknown": st.Unknown, "trusted": len(st.Untrusted) == 0, "untrusted": st.Untrusted,
+			"missing": st.Missing, "error": problem,
+		}); err != nil {
+			return err
+		}
+		return st.Err
 	}
 	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "database\t%s\n", database)
-	fmt.Fprintf(tw, "version\t%d of %d (%d to apply)\n", st.Version, migrations.Latest(), pending)
+	if len(st.Untrusted) > 0 {
+		fmt.Fprintf(tw, "version\tnot read\n")
+	} else {
+		fmt.Fprintf(tw, "version\t%d of %d (%d to apply)\n", st.Version, migrations.Latest(), pending)
+	}
 	fmt.Fprintf(tw, "functions\t%s\n", functions)
 	if st.Tern {
 		fmt.Fprintf(tw, "tern era\tyes: the owner's up adopts %s once, re-running nothing\n", migrations.TernVersionTable)
@@ -110,7 +127,18 @@ func printStatus(e *env, database string, st migrations.Status, asJSON bool) err
 	if len(st.Unknown) > 0 {
 		fmt.Fprintf(tw, "unknown\t%s (applied by a newer pgid)\n", strings.Join(st.Unknown, ", "))
 	}
-	return tw.Flush()
+	switch {
+	case len(st.Untrusted) > 0:
+		fmt.Fprintf(tw, "problem\tnot trustworthy: another role owns %s; up and down refuse it (stderr says how to fix it)\n", strings.Join(st.Untrusted, ", "))
+	case len(st.Missing) > 0:
+		fmt.Fprintf(tw, "problem\tnot trustworthy: recorded as applied but missing: %s; up refuses it (stderr says how to fix it)\n", strings.Join(st.Missing, ", "))
+	case st.Err != nil:
+		fmt.Fprintf(tw, "problem\tup refuses the database: the recorded migrations are not the released ones (stderr says which)\n")
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	return st.Err
 }
 
 // connectURL connects to the database of --database-url (flagValue), else

@@ -21,9 +21,11 @@ func schemaSQL() ([]byte, error) {
 	const header = "-- pgid's PostgreSQL schema (schema pgid: domains pgid.ulid and pgid.objectid, their\n" +
 		"-- functions), written by `pgid schema` for sqlc's `schema:` list or another migration tool.\n" +
 		"-- Every statement is idempotent; apply it as ONE transaction (it sets search_path with SET\n" +
-		"-- LOCAL). pgid's own version table is not written: use either this file or `pgid migrate`\n" +
-		"-- (migrations.Up), not both. Regenerate when pgid is upgraded; `pgid schema --check FILE`\n" +
-		"-- fails when FILE is not current.\n"
+		"-- LOCAL). Like `pgid migrate`, it fails (SQLSTATE 42501, naming them) while anything in\n" +
+		"-- schema pgid, or the schema, is owned by a role other than the one applying it, the database\n" +
+		"-- owner or a superuser: it checks first and again before the end. pgid's own version table is\n" +
+		"-- not written: use either this file or `pgid migrate` (migrations.Up), not both. Regenerate\n" +
+		"-- when pgid is upgraded; `pgid schema --check FILE` fails when FILE is not current.\n"
 	return []byte(header + sql), nil
 }
 

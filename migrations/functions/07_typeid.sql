@@ -30,7 +30,10 @@ SET LOCAL search_path = pg_catalog, pg_temp;
 -- checks: the expected prefix, the input's prefix and separator, whether it
 -- is the expected one, then the suffix's length, characters and overflow.
 -- The input is quoted as JSON quotes it (cut to 64 characters), which is how
--- Go's strconv.Quote writes printable ASCII. Only the error paths call it.
+-- Go's strconv.Quote writes printable ASCII; so is an invalid expected prefix,
+-- so that a huge one does not make a huge message. The other prefixes it
+-- quotes have passed the checks: at most 63 bytes. Only the error paths call
+-- it.
 CREATE OR REPLACE FUNCTION pgid._typeid_error(s text, prefix text) RETURNS text
 LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp AS $$
@@ -52,7 +55,8 @@ BEGIN
     IF k = 1 THEN
       CONTINUE WHEN prefix = '';
       p := convert_to(prefix, 'UTF8');
-      what := 'the type''s prefix ' || to_json(prefix)::text;
+      what := 'the type''s prefix '
+              || to_json(CASE WHEN octet_length(prefix) > 64 THEN left(prefix, 64) || '...' ELSE prefix END)::text;
     ELSE
       FOR j IN REVERSE n - 1 .. 0 LOOP
         IF get_byte(b, j) = 95 THEN
