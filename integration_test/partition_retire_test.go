@@ -3,6 +3,7 @@ package integration_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -65,6 +66,105 @@ func TestPartitionRetireSelfCascadeKept(t *testing.T) {
 		if n := young(); n != 30 {
 			t.Errorf("dry run %v: %d rows younger than the cut left, want 30", dry, n)
 		}
+		// Every foreign-key action, before anything happens: 10 replies
+		// on the 2nd, 20 on the 5th and 6th, 10 replies to replies.
+		if got, want := fmt.Sprint(rep.FKActions), "[40 rows of public.ev deleted through ev_parent_id_fkey (ON DELETE CASCADE), 30 of them younger than the cut (or in the DEFAULT partition)]"; got != want {
+			t.Errorf("dry run %v: FKActions %s, want %s", dry, got, want)
+		}
+	}
+	// Opted in, the foreign key acts: the partition goes with every reply.
+	plan.CascadeIntoRetained = true
+	rep := ensure(t, conn, plan)
+	if names(rep.Dropped) != "public.ev_p20261101" || len(rep.FKActions) != 1 || rep.FKActions[0].Retained != 30 {
+		t.Errorf("cascade into retained: dropped %s, FKActions %+v", names(rep.Dropped), rep.FKActions)
+	}
+	if n := young(); n != 0 {
+		t.Errorf("cascade into retained: %d rows younger than the cut left, want 0", n)
+	}
+}
+
+// The same through a chain: ev rows reference threads ON DELETE CASCADE,
+// threads reference their first event ON DELETE CASCADE; a SET NULL from
+// the parent to itself changes younger rows; tags of other tables still
+// go with their events (CASCADE), in the report and in the database.
+func TestPartitionRetireChains(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	conn := connect(t, newDB(t, true), pgx.QueryExecModeCacheStatement)
+	mustExec(t, conn, `CREATE TABLE ch (id pgid.ulid PRIMARY KEY, thread int, prev pgid.ulid REFERENCES ch ON DELETE SET NULL)
+			PARTITION BY RANGE (id);
+		SELECT pgid.ensure_partitions('ch', '1 day', 6, at => '2026-11-01Z');
+		CREATE TABLE ch_threads (id int PRIMARY KEY, first pgid.ulid NOT NULL REFERENCES ch ON DELETE CASCADE);
+		ALTER TABLE ch ADD FOREIGN KEY (thread) REFERENCES ch_threads ON DELETE CASCADE;
+		CREATE TABLE ch_tags (id pgid.ulid REFERENCES ch ON DELETE CASCADE, tag text)`)
+	u := func(d int, m int) string { return ulidtype.MinAt(day(d, time.Duration(m)*time.Minute)).UUIDString() }
+	// Thread 1 starts on the 1st and goes on on the 5th; thread 2 lives on
+	// the 2nd only. An event of the 5th points (SET NULL) at one of the 3rd.
+	mustExec(t, conn, `INSERT INTO ch VALUES ('`+u(1, 0)+`', NULL, NULL), ('`+u(2, 0)+`', NULL, NULL), ('`+u(3, 0)+`', NULL, NULL);
+		INSERT INTO ch_threads VALUES (1, '`+u(1, 0)+`'), (2, '`+u(2, 0)+`');
+		UPDATE ch SET thread = 1 WHERE id = '`+u(1, 0)+`';
+		INSERT INTO ch VALUES ('`+u(5, 0)+`', 1, NULL), ('`+u(5, 1)+`', 1, NULL), ('`+u(5, 2)+`', NULL, '`+u(3, 0)+`'), ('`+u(2, 1)+`', 2, NULL);
+		INSERT INTO ch_tags SELECT id, 't' FROM ch`)
+	state := func() string {
+		var s string
+		if err := conn.QueryRow(ctx, `SELECT format('%s partitions; %s rows, %s younger; %s tags; %s threads; %s prev',
+			(SELECT count(*) FROM pg_inherits WHERE inhparent = 'ch'::regclass), (SELECT count(*) FROM ch),
+			(SELECT count(*) FROM ch WHERE id >= pgid.ulid_min_at('2026-11-04Z')),
+			(SELECT count(*) FROM ch_tags), (SELECT count(*) FROM ch_threads), (SELECT count(prev) FROM ch))`).Scan(&s); err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	before := state()
+	if before != "7 partitions; 7 rows, 3 younger; 7 tags; 2 threads; 1 prev" {
+		t.Fatalf("setup: %s", before)
+	}
+	plan := partition.Plan{Parent: "ch", Every: partition.Day, Ahead: 1, Now: day(6, 0),
+		Retain: partition.Span{Duration: 2 * 24 * time.Hour}, DryRun: true}
+	rep, err := partition.Ensure(ctx, conn, plan)
+	if !errors.Is(err, partition.ErrKept) || state() != before {
+		t.Fatalf("dry run: %v, %s", err, state())
+	}
+	got := map[string]string{}
+	for _, a := range rep.FKActions {
+		got[a.Partition] += a.String() + "; "
+	}
+	want := map[string]string{
+		// The 1st: its thread goes, and with it the two events of the 5th.
+		// One entry a constraint: 1 tag on the 1st, 2 of the 5th.
+		"public.ch_p20261101": "3 rows of public.ch_tags deleted through ch_tags_id_fkey (ON DELETE CASCADE); " +
+			"1 rows of public.ch_threads deleted through ch_threads_first_fkey (ON DELETE CASCADE); " +
+			"2 rows of public.ch deleted through ch_thread_fkey (ON DELETE CASCADE), 2 of them younger than the cut (or in the DEFAULT partition); ",
+		// The 2nd: thread 2 and its other event, also of the 2nd.
+		"public.ch_p20261102": "2 rows of public.ch_tags deleted through ch_tags_id_fkey (ON DELETE CASCADE); " +
+			"1 rows of public.ch_threads deleted through ch_threads_first_fkey (ON DELETE CASCADE); ",
+		// The 3rd: an event of the 5th points at it, SET NULL.
+		"public.ch_p20261103": "1 rows of public.ch changed through ch_prev_fkey (ON DELETE SET NULL), 1 of them younger than the cut (or in the DEFAULT partition); " +
+			"1 rows of public.ch_tags deleted through ch_tags_id_fkey (ON DELETE CASCADE); ",
+	}
+	for k, w := range want {
+		if got[k] != w {
+			t.Errorf("FKActions of %s:\n got %s\nwant %s", k, got[k], w)
+		}
+	}
+	if names(rep.Dropped) != "public.ch_p20261102" || len(rep.Kept) != 2 || rep.Kept[0].Constraint != "ch_thread_fkey" || rep.Kept[1].Constraint != "ch_prev_fkey" {
+		t.Errorf("dry run: dropped %s, kept %+v", names(rep.Dropped), rep.Kept)
+	}
+	plan.DryRun = false
+	if _, err := partition.Ensure(ctx, conn, plan); !errors.Is(err, partition.ErrKept) {
+		t.Errorf("run: %v, want ErrKept", err)
+	}
+	// The 2nd went with its tags and thread 2; the younger rows stayed.
+	if got, want := state(), "6 partitions; 5 rows, 3 younger; 5 tags; 1 threads; 1 prev"; got != want {
+		t.Errorf("after the run: %s, want %s", got, want)
+	}
+	plan.CascadeIntoRetained = true
+	rep = ensure(t, conn, plan)
+	if names(rep.Dropped) != "public.ch_p20261101,public.ch_p20261103" {
+		t.Errorf("cascade into retained: dropped %s", names(rep.Dropped))
+	}
+	if got, want := state(), "4 partitions; 1 rows, 1 younger; 1 tags; 0 threads; 0 prev"; got != want {
+		t.Errorf("cascade into retained: %s, want %s", got, want)
 	}
 }
 
