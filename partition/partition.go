@@ -15,9 +15,11 @@
 // Creating partitions never waits for retiring old ones: [Ensure] creates
 // first, then retires each expired partition on its own, after a safety
 // rail (no row at or after the cut) and with the foreign keys that
-// reference the parent acting as a DELETE of its rows would. What it cannot
-// retire it keeps and reports ([Report.Kept], [ErrKept]); rows in a DEFAULT
-// partition are reported on every run ([Report.Default]).
+// reference the parent acting as a DELETE of its rows would, each listed
+// in [Report.FKActions]; unless [Plan.CascadeIntoRetained], a partition
+// whose foreign keys would delete or change rows retention keeps is kept.
+// What it cannot retire it keeps and reports ([Report.Kept], [ErrKept]);
+// rows in a DEFAULT partition are reported on every run ([Report.Default]).
 //
 // Partition [t1, t2) is FOR VALUES FROM (MinAt(t1)) TO (MinAt(t2)), built
 // with the same functions as ulidtype.MinAt / objectidtype.MinAt, so it holds
