@@ -365,3 +365,61 @@ func TestPartitionRetireNames(t *testing.T) {
 		t.Errorf("retire_partition of a partition not expired: %v, want no row", err)
 	}
 }
+
+// The foreign keys are followed again under the locks retiring takes: a
+// reply to an expired row, younger than the cut, that commits between the
+// first look (no lock) and the locks keeps the partition and stays. (The
+// expired row has a tag, ON DELETE CASCADE: without the second look it
+// would be deleted first, and the reply with it.)
+func TestPartitionRetireRechecksUnderLocks(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dsn := newDB(t, true)
+	conn := connect(t, dsn, pgx.QueryExecModeCacheStatement)
+	other := connect(t, dsn, pgx.QueryExecModeCacheStatement)
+	mustExec(t, conn, `CREATE TABLE rl (id pgid.ulid PRIMARY KEY, parent pgid.ulid REFERENCES rl ON DELETE CASCADE)
+			PARTITION BY RANGE (id);
+		SELECT pgid.ensure_partitions('rl', '1 day', 6, at => '2026-11-01Z');
+		INSERT INTO rl VALUES (pgid.ulid_min_at('2026-11-01 10:00Z'), NULL);
+		CREATE TABLE rl_tags (id pgid.ulid REFERENCES rl ON DELETE CASCADE);
+		INSERT INTO rl_tags VALUES (pgid.ulid_min_at('2026-11-01 10:00Z'))`)
+	// The other session holds SHARE on rl: reads go on, the ACCESS
+	// EXCLUSIVE of the retirement waits.
+	mustExec(t, other, "BEGIN; LOCK TABLE rl IN SHARE MODE")
+	done := make(chan error, 1)
+	var rep partition.Report
+	go func() {
+		var err error
+		rep, err = partition.Ensure(ctx, conn, partition.Plan{Parent: "rl", Every: partition.Day, Ahead: 1, Now: day(6, 0),
+			Retain: partition.Span{Duration: 2 * 24 * time.Hour}})
+		done <- err
+	}()
+	// Wait until the retirement waits for its locks (a lock wait, or the
+	// pause between two tries), then add a younger reply and let it go.
+	pid := conn.PgConn().PID()
+	for {
+		var waiting bool
+		if err := other.QueryRow(ctx, `SELECT EXISTS (SELECT FROM pg_stat_activity WHERE pid = $1
+			AND (wait_event_type = 'Lock' OR wait_event = 'PgSleep'))`, pid).Scan(&waiting); err != nil {
+			t.Fatal(err)
+		}
+		if waiting {
+			break
+		}
+		select {
+		case err := <-done:
+			t.Fatalf("Ensure returned before waiting for its locks: %v, %+v", err, rep)
+		case <-time.After(5 * time.Millisecond): // poll again
+		}
+	}
+	mustExec(t, other, "INSERT INTO rl VALUES (pgid.ulid_min_at('2026-11-05 10:00Z'), pgid.ulid_min_at('2026-11-01 10:00Z')); COMMIT")
+	err := <-done
+	if !errors.Is(err, partition.ErrKept) || len(rep.Kept) != 1 || rep.Kept[0].Name != "public.rl_p20261101" ||
+		!strings.Contains(rep.Kept[0].Reason, "1 rows of public.rl younger than the cut") {
+		t.Errorf("Ensure: %v, kept %+v; want public.rl_p20261101 kept for its younger reply", err, rep.Kept)
+	}
+	var n int
+	if err := other.QueryRow(ctx, "SELECT count(*) FROM rl").Scan(&n); err != nil || n != 2 {
+		t.Errorf("%d rows left (want 2), %v", n, err)
+	}
+}

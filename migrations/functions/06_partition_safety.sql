@@ -230,7 +230,9 @@ COMMENT ON FUNCTION pgid.default_partition_rows(regclass) IS
 -- referenced rows of the partition are deleted first, so the foreign keys
 -- act as a DELETE makes them; DETACH PARTITION; DROP TABLE. Never DROP ...
 -- CASCADE. The walk follows ON DELETE actions only: the ON UPDATE actions
--- of columns a SET NULL / SET DEFAULT changes are not followed.
+-- of columns a SET NULL / SET DEFAULT changes are not followed. It runs
+-- once without a lock, and, to retire for good ('drop', 'detach'), again
+-- under the locks of pgid.partition_ddl_lock before anything is deleted.
 DROP FUNCTION IF EXISTS pgid.retire_partition(regclass, text, interval, text, timestamptz, boolean);
 CREATE OR REPLACE FUNCTION pgid.retire_partition(parent regclass, part regclass, retain interval,
                                                  retire text DEFAULT 'drop', at timestamptz DEFAULT now(),
@@ -264,19 +266,20 @@ DECLARE
   n bigint;
   kept_n bigint;
   new_keys text[];
-  blockers text[] := '{}';
-  blocker_names text[] := '{}';
-  acting text[] := '{}';
-  acting_sql text[] := '{}';
-  effects jsonb := '[]';
+  blockers text[];
+  blocker_names text[];
+  acting text[];
+  acting_sql text[];
+  effects jsonb;
   retained_total bigint;
   retained_by text[];
   retained_names text[];
   frontier jsonb;            -- {"<oid of a table>": ["tableoid:ctid", ...]}: rows deleted at this depth
   next_frontier jsonb;
-  visited text[] := '{}';    -- "<oid of a table>:tableoid:ctid" of every row deleted so far
+  visited text[];           -- "<oid of a table>:tableoid:ctid" of every row deleted so far
   t_oid text;
-  depth integer := 0;
+  depth integer;
+  pass integer;
   src_cols text;
   ref_cols text;
   retained_sql text;
@@ -336,7 +339,7 @@ BEGIN
     reason := format('it holds rows made at or after the cut %s',
                      to_char(timezone('UTC', cut), 'YYYY-MM-DD"T"HH24:MI:SS"Z"'));
     hint := 'Its bounds do not match its rows; check the partition by hand.';
-    fk_actions := effects;
+    fk_actions := '[]';
     RETURN NEXT;
     RETURN;
   END IF;
@@ -348,157 +351,174 @@ BEGIN
     retained_sql := format('(%s OR s.tableoid = %s::oid)', retained_sql, default_part::oid);
   END IF;
 
-  -- The foreign keys, breadth first from the partition's rows. Depth 0:
-  -- the foreign keys that reference parent, and the rows of each that
-  -- reference this partition: the referencing column of the partition key
-  -- in the partition's range, the other columns not NULL (MATCH SIMPLE).
-  -- Deeper: the rows that reference, through any foreign key, a row an ON
-  -- DELETE CASCADE deleted one level up, each row counted once.
-  frontier := jsonb_build_object(parent::oid::text, '[]'::jsonb);
-  WHILE frontier <> '{}'::jsonb LOOP
-    IF depth >= max_depth THEN
-      blockers := blockers || format('its ON DELETE CASCADE chains are more than %s levels deep', max_depth);
-      EXIT;
-    END IF;
-    next_frontier := '{}';
-    FOR t_oid IN SELECT jsonb_object_keys(frontier) ORDER BY 1 LOOP
-      FOR fk IN
-        SELECT c.conname, c.conrelid::regclass AS src, c.confdeltype, c.conkey, c.confkey,
-               EXISTS (SELECT FROM pg_constraint r WHERE r.contype = 'f' AND r.confrelid = c.conrelid
-                       AND r.conparentid = 0) AS referenced
-        FROM pg_constraint c
-        WHERE c.contype = 'f' AND c.confrelid = t_oid::oid AND c.conparentid = 0
-        ORDER BY c.conname
-      LOOP
-        IF depth = 0 THEN
-          cond := 'true';
-          FOR i IN 1..array_length(fk.confkey, 1) LOOP
-            SELECT a.attname INTO refcol FROM pg_attribute a WHERE a.attrelid = fk.src AND a.attnum = fk.conkey[i];
-            IF fk.confkey[i] = key_attnum THEN
-              IF b.from_bound IS NOT NULL THEN
-                cond := cond || format(' AND s.%I::%s >= %L::%s', refcol, typ, b.from_bound, typ);
-              END IF;
-              cond := cond || format(' AND s.%I::%s < %L::%s', refcol, typ, b.to_bound, typ);
+  -- The walk runs twice when retiring for good: first without a lock (a
+  -- partition kept takes none), then again under the locks retiring takes
+  -- (pgid.partition_ddl_lock), so that nothing changed in between.
+  BEGIN
+    FOR pass IN 1..CASE WHEN dry_run OR retire = 'prepare' THEN 1 ELSE 2 END LOOP
+      IF pass = 2 THEN
+        PERFORM pgid.partition_ddl_lock(parent, rel);
+      END IF;
+      blockers := '{}';
+      blocker_names := '{}';
+      acting := '{}';
+      acting_sql := '{}';
+      effects := '[]';
+      visited := '{}';
+      depth := 0;
+      -- The foreign keys, breadth first from the partition's rows. Depth 0:
+      -- the foreign keys that reference parent, and the rows of each that
+      -- reference this partition: the referencing column of the partition key
+      -- in the partition's range, the other columns not NULL (MATCH SIMPLE).
+      -- Deeper: the rows that reference, through any foreign key, a row an ON
+      -- DELETE CASCADE deleted one level up, each row counted once.
+      frontier := jsonb_build_object(parent::oid::text, '[]'::jsonb);
+      WHILE frontier <> '{}'::jsonb LOOP
+        IF depth >= max_depth THEN
+          blockers := blockers || format('its ON DELETE CASCADE chains are more than %s levels deep', max_depth);
+          EXIT;
+        END IF;
+        next_frontier := '{}';
+        FOR t_oid IN SELECT jsonb_object_keys(frontier) ORDER BY 1 LOOP
+          FOR fk IN
+            SELECT c.conname, c.conrelid::regclass AS src, c.confdeltype, c.conkey, c.confkey,
+                   EXISTS (SELECT FROM pg_constraint r WHERE r.contype = 'f' AND r.confrelid = c.conrelid
+                           AND r.conparentid = 0) AS referenced
+            FROM pg_constraint c
+            WHERE c.contype = 'f' AND c.confrelid = t_oid::oid AND c.conparentid = 0
+            ORDER BY c.conname
+          LOOP
+            IF depth = 0 THEN
+              cond := 'true';
+              FOR i IN 1..array_length(fk.confkey, 1) LOOP
+                SELECT a.attname INTO refcol FROM pg_attribute a WHERE a.attrelid = fk.src AND a.attnum = fk.conkey[i];
+                IF fk.confkey[i] = key_attnum THEN
+                  IF b.from_bound IS NOT NULL THEN
+                    cond := cond || format(' AND s.%I::%s >= %L::%s', refcol, typ, b.from_bound, typ);
+                  END IF;
+                  cond := cond || format(' AND s.%I::%s < %L::%s', refcol, typ, b.to_bound, typ);
+                ELSE
+                  cond := cond || format(' AND s.%I IS NOT NULL', refcol);
+                END IF;
+              END LOOP;
             ELSE
-              cond := cond || format(' AND s.%I IS NOT NULL', refcol);
+              SELECT string_agg(format('s.%I', a.attname), ', ' ORDER BY k.o) INTO src_cols
+              FROM unnest(fk.conkey) WITH ORDINALITY k(n, o)
+                JOIN pg_attribute a ON a.attrelid = fk.src AND a.attnum = k.n;
+              SELECT string_agg(format('t.%I', a.attname), ', ' ORDER BY k.o) INTO ref_cols
+              FROM unnest(fk.confkey) WITH ORDINALITY k(n, o)
+                JOIN pg_attribute a ON a.attrelid = t_oid::oid AND a.attnum = k.n;
+              -- The rows of t deleted one level up: a TID scan, then the pair.
+              cond := format('(%s) IN (SELECT %s FROM %s t '
+                             'WHERE t.ctid = ANY (ARRAY(SELECT split_part(k, '':'', 2)::tid '
+                             'FROM jsonb_array_elements_text($1 -> %L) k)) '
+                             'AND t.tableoid::oid::text || '':'' || t.ctid::text '
+                             'IN (SELECT jsonb_array_elements_text($1 -> %L)))',
+                             src_cols, ref_cols, t_oid::oid::regclass, t_oid, t_oid);
+            END IF;
+            IF fk.src = parent THEN
+              cond := cond || format(' AND s.tableoid <> %s::oid', rel::oid);
+            END IF;
+            IF depth > 0 THEN
+              cond := cond || format(' AND %L || s.tableoid::oid::text || '':'' || s.ctid::text '
+                                     'NOT IN (SELECT unnest($2))', fk.src::oid::text || ':');
+            END IF;
+            EXECUTE format('SELECT count(*), count(*) FILTER (WHERE %s), '
+                           'CASE WHEN %L THEN array_agg(s.tableoid::oid::text || '':'' || s.ctid::text) END '
+                           'FROM %s s WHERE %s',
+                           CASE WHEN fk.src = parent THEN retained_sql ELSE 'false' END,
+                           fk.confdeltype = 'c' AND fk.referenced, fk.src, cond)
+              USING frontier, visited INTO n, kept_n, new_keys;
+            CONTINUE WHEN n = 0;
+            effects := effects || jsonb_build_object('table', fk.src::text, 'constraint', quote_ident(fk.conname),
+              'action', CASE fk.confdeltype WHEN 'a' THEN 'NO ACTION' WHEN 'r' THEN 'RESTRICT' WHEN 'c' THEN 'CASCADE'
+                                            WHEN 'n' THEN 'SET NULL' ELSE 'SET DEFAULT' END,
+              'rows', n, 'retained', kept_n);
+            IF fk.confdeltype IN ('a', 'r') THEN
+              blockers := blockers || format('%s rows of %s reference it through %s (ON DELETE %s)',
+                                             n, fk.src, quote_ident(fk.conname),
+                                             CASE fk.confdeltype WHEN 'a' THEN 'NO ACTION' ELSE 'RESTRICT' END);
+              blocker_names := blocker_names || quote_ident(fk.conname);
+              CONTINUE;
+            END IF;
+            IF new_keys IS NOT NULL THEN
+              visited := visited || array(SELECT fk.src::oid::text || ':' || k FROM unnest(new_keys) k);
+              next_frontier := jsonb_set(next_frontier, ARRAY[fk.src::oid::text],
+                                         coalesce(next_frontier -> fk.src::oid::text, '[]') || to_jsonb(new_keys));
+            END IF;
+            IF depth = 0 THEN
+              acting := acting || format('%s rows of %s reference it through %s (ON DELETE %s)',
+                                         n, fk.src, quote_ident(fk.conname),
+                                         CASE fk.confdeltype WHEN 'c' THEN 'CASCADE' WHEN 'n' THEN 'SET NULL'
+                                                             ELSE 'SET DEFAULT' END);
+              acting_sql := acting_sql || format('DELETE FROM %s WHERE %I IN (SELECT s.%I FROM %s s WHERE %s)',
+                                                 rel, col,
+                                                 (SELECT a.attname FROM pg_attribute a WHERE a.attrelid = fk.src
+                                                  AND a.attnum = fk.conkey[array_position(fk.confkey, key_attnum)]),
+                                                 fk.src, cond);
             END IF;
           END LOOP;
-        ELSE
-          SELECT string_agg(format('s.%I', a.attname), ', ' ORDER BY k.o) INTO src_cols
-          FROM unnest(fk.conkey) WITH ORDINALITY k(n, o) JOIN pg_attribute a ON a.attrelid = fk.src AND a.attnum = k.n;
-          SELECT string_agg(format('t.%I', a.attname), ', ' ORDER BY k.o) INTO ref_cols
-          FROM unnest(fk.confkey) WITH ORDINALITY k(n, o)
-            JOIN pg_attribute a ON a.attrelid = t_oid::oid AND a.attnum = k.n;
-          -- The rows of t deleted one level up: a TID scan, then the pair.
-          cond := format('(%s) IN (SELECT %s FROM %s t '
-                         'WHERE t.ctid = ANY (ARRAY(SELECT split_part(k, '':'', 2)::tid '
-                         'FROM jsonb_array_elements_text($1 -> %L) k)) '
-                         'AND t.tableoid::oid::text || '':'' || t.ctid::text '
-                         'IN (SELECT jsonb_array_elements_text($1 -> %L)))',
-                         src_cols, ref_cols, t_oid::oid::regclass, t_oid, t_oid);
-        END IF;
-        IF fk.src = parent THEN
-          cond := cond || format(' AND s.tableoid <> %s::oid', rel::oid);
-        END IF;
-        IF depth > 0 THEN
-          cond := cond || format(' AND %L || s.tableoid::oid::text || '':'' || s.ctid::text NOT IN (SELECT unnest($2))',
-                                 fk.src::oid::text || ':');
-        END IF;
-        EXECUTE format('SELECT count(*), count(*) FILTER (WHERE %s), '
-                       'CASE WHEN %L THEN array_agg(s.tableoid::oid::text || '':'' || s.ctid::text) END '
-                       'FROM %s s WHERE %s',
-                       CASE WHEN fk.src = parent THEN retained_sql ELSE 'false' END,
-                       fk.confdeltype = 'c' AND fk.referenced, fk.src, cond)
-          USING frontier, visited INTO n, kept_n, new_keys;
-        CONTINUE WHEN n = 0;
-        effects := effects || jsonb_build_object('table', fk.src::text, 'constraint', quote_ident(fk.conname),
-          'action', CASE fk.confdeltype WHEN 'a' THEN 'NO ACTION' WHEN 'r' THEN 'RESTRICT' WHEN 'c' THEN 'CASCADE'
-                                        WHEN 'n' THEN 'SET NULL' ELSE 'SET DEFAULT' END,
-          'rows', n, 'retained', kept_n);
-        IF fk.confdeltype IN ('a', 'r') THEN
-          blockers := blockers || format('%s rows of %s reference it through %s (ON DELETE %s)',
-                                         n, fk.src, quote_ident(fk.conname),
-                                         CASE fk.confdeltype WHEN 'a' THEN 'NO ACTION' ELSE 'RESTRICT' END);
-          blocker_names := blocker_names || quote_ident(fk.conname);
-          CONTINUE;
-        END IF;
-        IF new_keys IS NOT NULL THEN
-          visited := visited || array(SELECT fk.src::oid::text || ':' || k FROM unnest(new_keys) k);
-          next_frontier := jsonb_set(next_frontier, ARRAY[fk.src::oid::text],
-                                     coalesce(next_frontier -> fk.src::oid::text, '[]') || to_jsonb(new_keys));
-        END IF;
-        IF depth = 0 THEN
-          acting := acting || format('%s rows of %s reference it through %s (ON DELETE %s)',
-                                     n, fk.src, quote_ident(fk.conname),
-                                     CASE fk.confdeltype WHEN 'c' THEN 'CASCADE' WHEN 'n' THEN 'SET NULL'
-                                                         ELSE 'SET DEFAULT' END);
-          acting_sql := acting_sql || format('DELETE FROM %s WHERE %I IN (SELECT s.%I FROM %s s WHERE %s)',
-                                             rel, col,
-                                             (SELECT a.attname FROM pg_attribute a WHERE a.attrelid = fk.src
-                                              AND a.attnum = fk.conkey[array_position(fk.confkey, key_attnum)]),
-                                             fk.src, cond);
-        END IF;
+        END LOOP;
+        frontier := next_frontier;
+        depth := depth + 1;
       END LOOP;
+      -- One entry a constraint, in the order first met, counts summed over
+      -- the levels.
+      SELECT coalesce(jsonb_agg(jsonb_build_object('table', e.tbl, 'constraint', e.con, 'action', e.act,
+                                                   'rows', e.rows, 'retained', e.retained) ORDER BY e.first), '[]')
+        INTO fk_actions
+      FROM (SELECT x.value ->> 'table' AS tbl, x.value ->> 'constraint' AS con, x.value ->> 'action' AS act,
+                   sum((x.value ->> 'rows')::bigint) AS rows, sum((x.value ->> 'retained')::bigint) AS retained,
+                   min(x.ordinality) AS first
+            FROM jsonb_array_elements(effects) WITH ORDINALITY x
+            GROUP BY 1, 2, 3) e;
+      SELECT coalesce(sum((x.value ->> 'retained')::bigint), 0),
+             coalesce(array_agg(format('%s of them through %s (ON DELETE %s)', x.value ->> 'retained',
+                                       x.value ->> 'constraint', x.value ->> 'action') ORDER BY x.ordinality), '{}'),
+             coalesce(array_agg(x.value ->> 'constraint' ORDER BY x.ordinality), '{}')
+        INTO retained_total, retained_by, retained_names
+      FROM jsonb_array_elements(fk_actions) WITH ORDINALITY x
+      WHERE (x.value ->> 'retained')::bigint > 0 AND x.value ->> 'action' NOT IN ('NO ACTION', 'RESTRICT');
+
+      IF cardinality(blockers) > 0 THEN
+        action := 'kept';
+        reason := 'it is still referenced: ' || array_to_string(blockers, '; ');
+        detail := array_to_string(blockers, E'\n');
+        hint := 'Delete or re-point the referencing rows, or declare the constraint ON DELETE with an action; '
+                'the partition is retired on the first run after nothing references it.';
+        blocking := array_to_string(blocker_names, ', ');
+      ELSIF retained_total > 0 AND NOT cascade_into_retained THEN
+        action := 'kept';
+        reason := format('its foreign keys would delete or change %s rows of %s younger than the cut %s '
+                         '(or in its DEFAULT partition): %s',
+                         retained_total, parent, to_char(timezone('UTC', cut), 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
+                         array_to_string(retained_by, '; '));
+        detail := array_to_string(retained_by, E'\n');
+        hint := 'Retention keeps the rows younger than the cut. Re-point or delete the references to the '
+                'partition, or let the foreign keys act on those rows: retire_partition(..., '
+                'cascade_into_retained => true), partition.Plan.CascadeIntoRetained, '
+                'pgid partition ensure --cascade-into-retained.';
+        blocking := array_to_string(retained_names, ', ');
+      END IF;
+      IF action = 'kept' THEN
+        IF pass = 1 THEN
+          RETURN NEXT;
+          RETURN;
+        END IF;
+        RAISE EXCEPTION USING ERRCODE = 'PGI07', MESSAGE = reason, DETAIL = coalesce(detail, ''),
+                              HINT = coalesce(hint, ''), CONSTRAINT = coalesce(blocking, '');
+      END IF;
     END LOOP;
-    frontier := next_frontier;
-    depth := depth + 1;
-  END LOOP;
-  -- One entry a constraint, in the order first met, counts summed over
-  -- the levels.
-  SELECT coalesce(jsonb_agg(jsonb_build_object('table', e.tbl, 'constraint', e.con, 'action', e.act,
-                                               'rows', e.rows, 'retained', e.retained) ORDER BY e.first), '[]')
-    INTO fk_actions
-  FROM (SELECT x.value ->> 'table' AS tbl, x.value ->> 'constraint' AS con, x.value ->> 'action' AS act,
-               sum((x.value ->> 'rows')::bigint) AS rows, sum((x.value ->> 'retained')::bigint) AS retained,
-               min(x.ordinality) AS first
-        FROM jsonb_array_elements(effects) WITH ORDINALITY x
-        GROUP BY 1, 2, 3) e;
-  SELECT coalesce(sum((x.value ->> 'retained')::bigint), 0),
-         coalesce(array_agg(format('%s of them through %s (ON DELETE %s)', x.value ->> 'retained',
-                                   x.value ->> 'constraint', x.value ->> 'action') ORDER BY x.ordinality), '{}'),
-         coalesce(array_agg(x.value ->> 'constraint' ORDER BY x.ordinality), '{}')
-    INTO retained_total, retained_by, retained_names
-  FROM jsonb_array_elements(fk_actions) WITH ORDINALITY x
-  WHERE (x.value ->> 'retained')::bigint > 0 AND x.value ->> 'action' NOT IN ('NO ACTION', 'RESTRICT');
 
-  IF cardinality(blockers) > 0 THEN
-    action := 'kept';
-    reason := 'it is still referenced: ' || array_to_string(blockers, '; ');
-    detail := array_to_string(blockers, E'\n');
-    hint := 'Delete or re-point the referencing rows, or declare the constraint ON DELETE with an action; '
-            'the partition is retired on the first run after nothing references it.';
-    blocking := array_to_string(blocker_names, ', ');
-    RETURN NEXT;
-    RETURN;
-  END IF;
-  IF retained_total > 0 AND NOT cascade_into_retained THEN
-    action := 'kept';
-    reason := format('its foreign keys would delete or change %s rows of %s younger than the cut %s '
-                     '(or in its DEFAULT partition): %s',
-                     retained_total, parent, to_char(timezone('UTC', cut), 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
-                     array_to_string(retained_by, '; '));
-    detail := array_to_string(retained_by, E'\n');
-    hint := 'Retention keeps the rows younger than the cut. Re-point or delete the references to the partition, '
-            'or let the foreign keys act on those rows: retire_partition(..., cascade_into_retained => true), '
-            'partition.Plan.CascadeIntoRetained, pgid partition ensure --cascade-into-retained.';
-    blocking := array_to_string(retained_names, ', ');
-    RETURN NEXT;
-    RETURN;
-  END IF;
-
-  IF dry_run THEN
-    action := CASE retire WHEN 'drop' THEN 'dropped' WHEN 'detach' THEN 'detached' ELSE 'prepared' END;
-    IF cardinality(acting) > 0 THEN
-      detail := 'first, as their foreign keys say: ' || array_to_string(acting, '; ');
+    IF dry_run THEN
+      action := CASE retire WHEN 'drop' THEN 'dropped' WHEN 'detach' THEN 'detached' ELSE 'prepared' END;
+      IF cardinality(acting) > 0 THEN
+        detail := 'first, as their foreign keys say: ' || array_to_string(acting, '; ');
+      END IF;
+      RETURN NEXT;
+      RETURN;
     END IF;
-    RETURN NEXT;
-    RETURN;
-  END IF;
 
-  BEGIN
-    IF retire <> 'prepare' THEN
-      PERFORM pgid.partition_ddl_lock(parent, rel);
-    END IF;
     FOREACH cond IN ARRAY acting_sql LOOP
       EXECUTE cond;
     END LOOP;
