@@ -277,10 +277,11 @@ func retire(ctx context.Context, conn *pgx.Conn, p Plan, rep *Report) error {
 			continue // no longer expired
 		}
 		if err != nil {
-			if gone, gerr := retiredMeanwhile(ctx, conn, p.Parent, e.Name, err); gerr != nil || gone {
-				if gerr != nil {
-					return gerr
-				}
+			gone, gerr := retiredMeanwhile(ctx, conn, p.Parent, e.Name, err)
+			if gerr != nil {
+				return gerr
+			}
+			if gone {
 				continue // retired meanwhile by another session
 			}
 			return wrap("retire "+e.Name, err)
