@@ -156,7 +156,7 @@ func TestSessionIndependence(t *testing.T) {
 			{"SELECT * FROM pgid.ensure_partitions('{p}o', $1::interval, 2, $2::interval, 'detach', $3)", []any{day, "3 days", time.Date(2026, 11, 23, 1, 0, 0, 0, time.UTC)}},
 			{"SELECT * FROM pgid.ensure_partitions('{p}u', $1::interval, 1, $2::interval, 'shred', $3)", []any{day, "3 days", at}},
 		},
-		"pgid.retire_partition(regclass,text,interval,text,timestamp with time zone,boolean)": {
+		"pgid.retire_partition(regclass,regclass,interval,text,timestamp with time zone,boolean,boolean)": {
 			{"SELECT * FROM pgid.retire_partition('{p}u', 'public.{p}u_p20261120', $1::interval, 'drop', $2, true)", []any{day, time.Date(2026, 11, 23, 1, 0, 0, 0, time.UTC)}},
 			{"SELECT * FROM pgid.retire_partition('{p}u', 'public.{p}u_p20261119', $1::interval, 'drop', $2)", []any{day, time.Date(2026, 11, 23, 1, 0, 0, 0, time.UTC)}},
 		},

@@ -92,7 +92,13 @@ const LockKey1 = 1885825380
 // by pgid.retire_partition in a statement of its own, which checks that it
 // holds no row at or after the cut, lets the foreign keys that reference
 // the parent act as a DELETE would (a row referencing it through ON DELETE
-// NO ACTION or RESTRICT keeps it), detaches it and drops it. A partition
+// NO ACTION or RESTRICT keeps it), detaches it and drops it. The foreign
+// keys are followed through every ON DELETE CASCADE first, and what each
+// would do is in [Report.FKActions], in a dry run too; a partition whose
+// foreign keys would delete or change rows of the parent that retention
+// keeps (younger than the cut, or in the DEFAULT partition: a reply
+// referencing its parent ON DELETE CASCADE, say) is kept unless
+// p.CascadeIntoRetained. A partition
 // that could not be retired is in [Report.Kept], with the reason, the
 // server's DETAIL and HINT and the blocking constraint, and Ensure then
 // returns the complete Report together with an error matching [ErrKept].
@@ -261,16 +267,29 @@ func retire(ctx context.Context, conn *pgx.Conn, p Plan, rep *Report) error {
 		var action, name string
 		var lo, hi *time.Time
 		var reason, detail, hint, blocking *string
-		err := conn.QueryRow(ctx, `SELECT action, partition, lower, upper, reason, detail, hint, blocking
-			FROM pgid.retire_partition($1::pg_catalog.regclass, $2, $3::pg_catalog.interval, $4,
-			                           coalesce($5::pg_catalog.timestamptz, pg_catalog.now()), $6)`,
-			p.Parent, e.Name, p.Retain.interval(), mode, atArg, p.DryRun).Scan(&action, &name, &lo, &hi, &reason, &detail, &hint, &blocking)
+		var actions []FKAction
+		err := conn.QueryRow(ctx, `SELECT action, partition, lower, upper, reason, detail, hint, blocking, fk_actions
+			FROM pgid.retire_partition($1::pg_catalog.regclass, $2::pg_catalog.regclass, $3::pg_catalog.interval, $4,
+			                           coalesce($5::pg_catalog.timestamptz, pg_catalog.now()), $6, $7)`,
+			p.Parent, e.Name, p.Retain.interval(), mode, atArg, p.DryRun, p.CascadeIntoRetained).
+			Scan(&action, &name, &lo, &hi, &reason, &detail, &hint, &blocking, &actions)
 		if errors.Is(err, pgx.ErrNoRows) {
-			continue // retired meanwhile by another session, or no longer expired
+			continue // no longer expired
 		}
 		if err != nil {
+			gone, gerr := retiredMeanwhile(ctx, conn, p.Parent, e.Name, err)
+			if gerr != nil {
+				return gerr
+			}
+			if gone {
+				continue // retired meanwhile by another session
+			}
 			return wrap("retire "+e.Name, err)
 		}
+		for i := range actions {
+			actions[i].Partition = name
+		}
+		rep.FKActions = append(rep.FKActions, actions...)
 		part := partitionOf(name, lo, hi)
 		switch action {
 		case "dropped":
@@ -327,6 +346,22 @@ func detachConcurrently(ctx context.Context, conn *pgx.Conn, parent string, part
 		rep.Dropped = append(rep.Dropped, part)
 	}
 	return nil
+}
+
+// retiredMeanwhile reports whether err, from retiring name, says that name
+// is no longer a partition of parent (42P01, PGI06) and that is so: another
+// session retired it between the listing and the call.
+func retiredMeanwhile(ctx context.Context, conn *pgx.Conn, parent, name string, err error) (bool, error) {
+	var pg *pgconn.PgError
+	if !errors.As(err, &pg) || (pg.Code != "42P01" && pg.Code != "PGI06") {
+		return false, nil
+	}
+	var still bool
+	if err := conn.QueryRow(ctx, `SELECT EXISTS (SELECT FROM pg_catalog.pg_inherits
+		WHERE inhrelid = pg_catalog.to_regclass($2) AND inhparent = $1::pg_catalog.regclass)`, parent, name).Scan(&still); err != nil {
+		return false, wrap("retire "+name, err)
+	}
+	return !still, nil
 }
 
 func deref(s *string) string {

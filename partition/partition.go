@@ -15,9 +15,11 @@
 // Creating partitions never waits for retiring old ones: [Ensure] creates
 // first, then retires each expired partition on its own, after a safety
 // rail (no row at or after the cut) and with the foreign keys that
-// reference the parent acting as a DELETE of its rows would. What it cannot
-// retire it keeps and reports ([Report.Kept], [ErrKept]); rows in a DEFAULT
-// partition are reported on every run ([Report.Default]).
+// reference the parent acting as a DELETE of its rows would, each listed
+// in [Report.FKActions]; unless [Plan.CascadeIntoRetained], a partition
+// whose foreign keys would delete or change rows retention keeps is kept.
+// What it cannot retire it keeps and reports ([Report.Kept], [ErrKept]);
+// rows in a DEFAULT partition are reported on every run ([Report.Default]).
 //
 // Partition [t1, t2) is FOR VALUES FROM (MinAt(t1)) TO (MinAt(t2)), built
 // with the same functions as ulidtype.MinAt / objectidtype.MinAt, so it holds
@@ -455,6 +457,15 @@ type Plan struct {
 	// DryRun makes Ensure change nothing and report what it would create,
 	// detach, drop and keep ([Report.DryRun]).
 	DryRun bool
+	// CascadeIntoRetained lets retirement delete or change rows of the
+	// parent that retention keeps (younger than the cut, or in the DEFAULT
+	// partition) when the foreign keys say so: an ON DELETE CASCADE, SET
+	// NULL or SET DEFAULT from the parent to itself, or a chain of them
+	// through other tables back into it. Without it such a partition is
+	// kept and reported ([Report.Kept], [ErrKept]) like one a NO ACTION
+	// reference holds. Rows of other tables always get their foreign key's
+	// action. [Report.FKActions] lists what the foreign keys do either way.
+	CascadeIntoRetained bool
 }
 
 // check reports an invalid plan before anything reaches the server.
@@ -510,6 +521,10 @@ type Report struct {
 	// Kept are the expired partitions Ensure could not retire, with the
 	// reason; they are reported on every run until the reason is gone.
 	Kept []Kept
+	// FKActions lists, for each expired partition Ensure tried to retire,
+	// what each foreign key does (or would do, in a dry run or for a kept
+	// partition) when its rows go, found before anything is done.
+	FKActions []FKAction
 	// Default is the DEFAULT partition, if the parent has one, with the
 	// rows it holds.
 	Default DefaultRows
@@ -542,6 +557,47 @@ type Kept struct {
 func (k Kept) String() string {
 	return fmt.Sprintf("%s [%s, %s) kept: %s%s", k.Name, k.Lower.Format(time.RFC3339), k.Upper.Format(time.RFC3339),
 		k.Reason, detailHint(k.Detail, k.Hint))
+}
+
+// FKAction is what one foreign key does when the rows of an expired
+// partition go: the foreign keys that reference the parent, then, through
+// each ON DELETE CASCADE, those that reference the rows it deletes (other
+// tables, the parent itself, chains back into it). The ON UPDATE actions
+// of the columns a SET NULL or SET DEFAULT changes are not followed.
+type FKAction struct {
+	// Partition is the expired partition, as in [Report.Dropped].
+	Partition string `json:"partition"`
+	// Table is the referencing table, schema-qualified.
+	Table string `json:"table"`
+	// Constraint is the foreign key's name, quoted where SQL needs it.
+	Constraint string `json:"constraint"`
+	// Action is its ON DELETE action: "CASCADE", "SET NULL",
+	// "SET DEFAULT", "NO ACTION" or "RESTRICT".
+	Action string `json:"action"`
+	// Rows is how many rows of Table it deletes (CASCADE), changes (SET
+	// NULL, SET DEFAULT) or that keep the partition (NO ACTION, RESTRICT).
+	Rows int64 `json:"rows"`
+	// Retained is how many of Rows are rows of the parent that retention
+	// keeps: younger than the cut, or in its DEFAULT partition. Unless
+	// [Plan.CascadeIntoRetained], any keeps the partition.
+	Retained int64 `json:"retained"`
+}
+
+// String describes a in one line: "30 rows of public.ev deleted through
+// ev_parent_id_fkey (ON DELETE CASCADE), 30 of them younger than the cut".
+func (a FKAction) String() string {
+	verb := "deleted"
+	switch a.Action {
+	case "SET NULL", "SET DEFAULT":
+		verb = "changed"
+	case "NO ACTION", "RESTRICT":
+		verb = "referencing it"
+	}
+	s := fmt.Sprintf("%d rows of %s %s through %s (ON DELETE %s)", a.Rows, a.Table, verb, a.Constraint, a.Action)
+	if a.Retained > 0 {
+		s += fmt.Sprintf(", %d of them younger than the cut (or in the DEFAULT partition)", a.Retained)
+	}
+	return s
 }
 
 // DefaultRows describes the DEFAULT partition of a parent.

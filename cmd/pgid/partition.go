@@ -46,7 +46,9 @@ func cmdPartitionEnsure(ctx context.Context, e *env, args []string) error {
 	at := fs.String("at", "", "the time the current partition holds (RFC 3339, a date, or -24h); default the server's now()")
 	retainAt := fs.String("retain-at", "", "the time retention counts back from, if not --at (RFC 3339, a date, or -24h)")
 	dryRun := fs.Bool("dry-run", false, "change nothing; print what would be created, detached, dropped and kept")
-	asJSON := fs.Bool("json", false, `print {"created", "detached", "dropped", "kept", "default", "dry_run"}`)
+	cascade := fs.Bool("cascade-into-retained", false, "let foreign keys (ON DELETE CASCADE, SET NULL, SET DEFAULT) delete or change\n"+
+		"rows of the table younger than the cut when an expired partition goes; without it such a partition is kept")
+	asJSON := fs.Bool("json", false, `print {"created", "detached", "dropped", "kept", "fk_actions", "default", "dry_run"}`)
 	pos, err := parse(e, fs, args)
 	if err != nil {
 		return err
@@ -57,7 +59,7 @@ func cmdPartitionEnsure(ctx context.Context, e *env, args []string) error {
 	if *table == "" {
 		return usagef("--table is required")
 	}
-	plan := partition.Plan{Parent: *table, Ahead: *ahead, DryRun: *dryRun}
+	plan := partition.Plan{Parent: *table, Ahead: *ahead, DryRun: *dryRun, CascadeIntoRetained: *cascade}
 	if plan.Every, err = partition.ParseSpan(*every); err != nil {
 		return usageError{fmt.Errorf("--every: %w", err)}
 	}
@@ -112,7 +114,7 @@ func cmdPartitionEnsure(ctx context.Context, e *env, args []string) error {
 		}
 		if werr := writeJSON(e.stdout, map[string]any{
 			"created": jsonParts(r.Created), "detached": jsonParts(r.Detached), "dropped": jsonParts(r.Dropped),
-			"kept": kept, "default": dflt, "dry_run": r.DryRun,
+			"kept": kept, "fk_actions": append([]partition.FKAction{}, r.FKActions...), "default": dflt, "dry_run": r.DryRun,
 		}); werr != nil {
 			return werr
 		}
@@ -126,16 +128,30 @@ func cmdPartitionEnsure(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintf(e.stdout, "%s: nothing to do\n", *table)
 		return nil
 	}
+	// Each retired or kept partition is followed by what its foreign keys
+	// do (or would do), once.
+	fks := map[string][]partition.FKAction{}
+	for _, a := range r.FKActions {
+		fks[a.Partition] = append(fks[a.Partition], a)
+	}
+	printFKs := func(name string) {
+		for _, a := range fks[name] {
+			fmt.Fprintf(e.stdout, "%9s foreign key: %s\n", "", a)
+		}
+		delete(fks, name)
+	}
 	for _, step := range []struct {
 		what  string
 		parts []partition.Partition
 	}{{"created", r.Created}, {"detached", r.Detached}, {"dropped", r.Dropped}} {
 		for _, p := range step.parts {
 			fmt.Fprintf(e.stdout, "%-9s %s  %s\n", prefix+step.what, p.Name, timeRange(p))
+			printFKs(p.Name)
 		}
 	}
 	for _, k := range r.Kept {
 		fmt.Fprintf(e.stdout, "%-9s %s  %s  %s\n", prefix+"kept", k.Name, timeRange(k.Partition), k.Reason)
+		printFKs(k.Name)
 	}
 	if r.Default.Rows > 0 {
 		fmt.Fprintf(e.stdout, "%-9s %s  %d rows made from %s to %s\n", "default", r.Default.Name, r.Default.Rows,

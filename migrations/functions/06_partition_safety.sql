@@ -195,31 +195,51 @@ COMMENT ON FUNCTION pgid.default_partition_rows(regclass) IS
   'The DEFAULT partition of parent (no row if none): its row count and the times of its oldest and newest IDs. Rows '
   'there mean a partition was missing when they came; retention never touches them.';
 
--- pgid.retire_partition: retire one expired partition of parent, part (a
--- schema-qualified name as pgid.expired_partitions returns it), as retire
--- says: 'drop' (DETACH, then DROP TABLE), 'detach' (DETACH, the table
--- stays) or 'prepare' (everything but the DETACH, for a caller that then
--- runs DETACH PARTITION ... CONCURRENTLY outside a transaction). With
+-- pgid.retire_partition: retire one expired partition of parent, part, as
+-- retire says: 'drop' (DETACH, then DROP TABLE), 'detach' (DETACH, the
+-- table stays) or 'prepare' (everything but the DETACH, for a caller that
+-- then runs DETACH PARTITION ... CONCURRENTLY outside a transaction). With
 -- dry_run it only checks, changes nothing, and returns what it would do.
 --
+-- part is a regclass: a text name is read where the call is written, with
+-- the caller's search_path ('events_p20261101' as well as
+-- 'app.events_p20261101' or e.partition from pgid.expired_partitions), and
+-- an unknown name fails there (42P01). A relation that is not a partition
+-- of parent is an error (PGI06) naming both.
+--
 -- It takes the advisory lock of pgid.ensure_partitions, and returns no row
--- if part no longer exists or is not expired at at - retain; otherwise one
--- row: action 'dropped', 'detached', 'prepared' or 'kept'. 'kept' comes with
--- the reason, PostgreSQL's DETAIL and HINT where there is one, and the
--- blocking constraint(s); it never raises for a partition it cannot retire:
--- what it did is undone (a subtransaction) and reported instead.
+-- if part is not expired at at - retain; otherwise one row: action
+-- 'dropped', 'detached', 'prepared' or 'kept'. 'kept' comes with the
+-- reason, PostgreSQL's DETAIL and HINT where there is one, and the blocking
+-- constraint(s); it never raises for a partition it cannot retire: what it
+-- did is undone (a subtransaction) and reported instead. fk_actions lists,
+-- before anything is done (and also with dry_run), what each foreign key
+-- does when the partition's rows go: a JSON array of {"table",
+-- "constraint", "action", "rows", "retained"}, rows being the rows of table
+-- it deletes (CASCADE) or changes (SET NULL, SET DEFAULT) or that stop it
+-- (NO ACTION, RESTRICT), retained those of them that are rows of parent
+-- retention keeps (younger than the cut, or in its DEFAULT partition).
 --
 -- In order: the safety rail (the partition's largest key, an index probe,
--- must be older than the cut); the foreign keys that reference parent
--- (a row referencing the partition through ON DELETE NO ACTION or RESTRICT
--- keeps it; through the other actions the referenced rows of the partition
--- are deleted first, so the foreign keys act as a DELETE makes them); DETACH
--- PARTITION; DROP TABLE. Never DROP ... CASCADE.
-CREATE OR REPLACE FUNCTION pgid.retire_partition(parent regclass, part text, retain interval,
+-- must be older than the cut); the foreign keys, followed from the
+-- partition's rows through every ON DELETE CASCADE to the rows that
+-- reference those (other tables, parent itself, chains back into parent):
+-- a row referencing a row to be deleted through NO ACTION or RESTRICT keeps
+-- the partition; so does, unless cascade_into_retained, any row of parent
+-- retention keeps that would be deleted or changed; otherwise the
+-- referenced rows of the partition are deleted first, so the foreign keys
+-- act as a DELETE makes them; DETACH PARTITION; DROP TABLE. Never DROP ...
+-- CASCADE. The walk follows ON DELETE actions only: the ON UPDATE actions
+-- of columns a SET NULL / SET DEFAULT changes are not followed. It runs
+-- once without a lock, and, to retire for good ('drop', 'detach'), again
+-- under the locks of pgid.partition_ddl_lock before anything is deleted.
+DROP FUNCTION IF EXISTS pgid.retire_partition(regclass, text, interval, text, timestamptz, boolean);
+CREATE OR REPLACE FUNCTION pgid.retire_partition(parent regclass, part regclass, retain interval,
                                                  retire text DEFAULT 'drop', at timestamptz DEFAULT now(),
-                                                 dry_run boolean DEFAULT false)
+                                                 dry_run boolean DEFAULT false,
+                                                 cascade_into_retained boolean DEFAULT false)
 RETURNS TABLE (action text, partition text, lower timestamptz, upper timestamptz,
-               reason text, detail text, hint text, blocking text)
+               reason text, detail text, hint text, blocking text, fk_actions jsonb)
 LANGUAGE plpgsql VOLATILE SECURITY INVOKER
 SET search_path = pg_catalog, pg_temp
 SET standard_conforming_strings = on
@@ -229,10 +249,13 @@ SET TimeZone = 'UTC'
 SET bytea_output = hex AS $$
 DECLARE
   lock_class CONSTANT integer := 1885825380; -- 'pgid': the lock pgid.ensure_partitions takes
+  max_depth CONSTANT integer := 1000;        -- levels of ON DELETE CASCADE followed
   kind text;
   typ text;
   col name;
+  key_attnum smallint;
   rel regclass;
+  default_part regclass;
   b record;
   cut timestamptz;
   cut_k text;
@@ -241,19 +264,35 @@ DECLARE
   refcol name;
   cond text;
   n bigint;
-  blockers text[] := '{}';
-  blocker_names text[] := '{}';
-  acting text[] := '{}';
-  acting_sql text[] := '{}';
+  kept_n bigint;
+  new_keys text[];
+  blockers text[];
+  blocker_names text[];
+  acting text[];
+  acting_sql text[];
+  effects jsonb;
+  retained_total bigint;
+  retained_by text[];
+  retained_names text[];
+  frontier jsonb;            -- {"<oid of a table>": ["tableoid:ctid", ...]}: rows deleted at this depth
+  next_frontier jsonb;
+  visited text[];           -- "<oid of a table>:tableoid:ctid" of every row deleted so far
+  t_oid text;
+  depth integer;
+  pass integer;
+  src_cols text;
+  ref_cols text;
+  retained_sql text;
   i integer;
   err_msg text;
   err_detail text;
   err_hint text;
   err_constraint text;
 BEGIN
-  IF parent IS NULL OR part IS NULL OR retain IS NULL OR retire IS NULL OR at IS NULL OR dry_run IS NULL THEN
+  IF parent IS NULL OR part IS NULL OR retain IS NULL OR retire IS NULL OR at IS NULL OR dry_run IS NULL
+     OR cascade_into_retained IS NULL THEN
     RAISE EXCEPTION USING ERRCODE = 'PGI06',
-      MESSAGE = 'pgid: retire_partition needs parent, part, retain, retire, at and dry_run';
+      MESSAGE = 'pgid: retire_partition needs parent, part, retain, retire, at, dry_run and cascade_into_retained';
   END IF;
   IF retire NOT IN ('drop', 'detach', 'prepare') THEN
     RAISE EXCEPTION USING ERRCODE = 'PGI06',
@@ -263,9 +302,16 @@ BEGIN
   PERFORM pgid.partition_span('retention', retain);
   PERFORM pg_advisory_xact_lock(lock_class, pgid.partition_lock_key(parent));
 
-  rel := to_regclass(part);
-  IF rel IS NULL THEN
-    RETURN;
+  rel := part;
+  IF NOT EXISTS (SELECT FROM pg_class c WHERE c.oid = rel) THEN
+    RAISE EXCEPTION USING ERRCODE = 'undefined_table',
+      MESSAGE = format('pgid: relation with OID %s does not exist (retire_partition of %s)', rel::oid, parent);
+  END IF;
+  IF NOT EXISTS (SELECT FROM pg_inherits i WHERE i.inhrelid = rel AND i.inhparent = parent) THEN
+    RAISE EXCEPTION USING ERRCODE = 'PGI06',
+      MESSAGE = format('pgid: %s is not a partition of %s', rel, parent),
+      HINT = format('SELECT partition FROM pgid.expired_partitions(%L, %L) lists the partitions to retire.',
+                    parent::text, retain::text);
   END IF;
   SELECT l.partition, l.lower, l.upper, l.from_bound, l.to_bound INTO b
   FROM pgid.list_partitions(parent) l
@@ -277,9 +323,10 @@ BEGIN
   lower := b.lower;
   upper := b.upper;
   typ := CASE kind WHEN 'ulid' THEN 'uuid' ELSE 'bytea' END;
-  SELECT a.attname INTO col FROM pg_partitioned_table p
+  SELECT a.attname, a.attnum INTO col, key_attnum FROM pg_partitioned_table p
     JOIN pg_attribute a ON a.attrelid = p.partrelid AND a.attnum = p.partattrs[0]
   WHERE p.partrelid = parent;
+  SELECT l.partition INTO default_part FROM pgid.list_partitions(parent) l WHERE l.is_default;
   cut := timezone('UTC', timezone('UTC', at) - retain);
   cut_k := CASE kind WHEN 'ulid' THEN pgid.ulid_min_at(cut)::text
                      ELSE E'\\x' || encode(pgid.objectid_min_at(cut), 'hex') END;
@@ -292,78 +339,186 @@ BEGIN
     reason := format('it holds rows made at or after the cut %s',
                      to_char(timezone('UTC', cut), 'YYYY-MM-DD"T"HH24:MI:SS"Z"'));
     hint := 'Its bounds do not match its rows; check the partition by hand.';
+    fk_actions := '[]';
     RETURN NEXT;
     RETURN;
   END IF;
 
-  -- The foreign keys that reference parent, and the rows of each that
-  -- reference this partition: the referencing column of the partition key
-  -- in the partition's range, the other columns not NULL (MATCH SIMPLE).
-  FOR fk IN
-    SELECT c.conname, c.conrelid::regclass AS src, c.confdeltype, c.conkey, c.confkey
-    FROM pg_constraint c
-    WHERE c.contype = 'f' AND c.confrelid = parent AND c.conparentid = 0
-    ORDER BY c.conname
-  LOOP
-    cond := 'true';
-    FOR i IN 1..array_length(fk.confkey, 1) LOOP
-      SELECT a.attname INTO refcol FROM pg_attribute a WHERE a.attrelid = fk.src AND a.attnum = fk.conkey[i];
-      IF fk.confkey[i] = (SELECT p.partattrs[0] FROM pg_partitioned_table p WHERE p.partrelid = parent) THEN
-        IF b.from_bound IS NOT NULL THEN
-          cond := cond || format(' AND %I::%s >= %L::%s', refcol, typ, b.from_bound, typ);
+  -- The rows of parent retention keeps: younger than the cut, or in the
+  -- DEFAULT partition (s is the referencing table's alias below).
+  retained_sql := format('s.%I::%s >= %L::%s', col, typ, cut_k, typ);
+  IF default_part IS NOT NULL THEN
+    retained_sql := format('(%s OR s.tableoid = %s::oid)', retained_sql, default_part::oid);
+  END IF;
+
+  -- The walk runs twice when retiring for good: first without a lock (a
+  -- partition kept takes none), then again under the locks retiring takes
+  -- (pgid.partition_ddl_lock), so that nothing changed in between.
+  BEGIN
+    FOR pass IN 1..CASE WHEN dry_run OR retire = 'prepare' THEN 1 ELSE 2 END LOOP
+      IF pass = 2 THEN
+        PERFORM pgid.partition_ddl_lock(parent, rel);
+      END IF;
+      blockers := '{}';
+      blocker_names := '{}';
+      acting := '{}';
+      acting_sql := '{}';
+      effects := '[]';
+      visited := '{}';
+      depth := 0;
+      -- The foreign keys, breadth first from the partition's rows. Depth 0:
+      -- the foreign keys that reference parent, and the rows of each that
+      -- reference this partition: the referencing column of the partition key
+      -- in the partition's range, the other columns not NULL (MATCH SIMPLE).
+      -- Deeper: the rows that reference, through any foreign key, a row an ON
+      -- DELETE CASCADE deleted one level up, each row counted once.
+      frontier := jsonb_build_object(parent::oid::text, '[]'::jsonb);
+      WHILE frontier <> '{}'::jsonb LOOP
+        IF depth >= max_depth THEN
+          blockers := blockers || format('its ON DELETE CASCADE chains are more than %s levels deep', max_depth);
+          EXIT;
         END IF;
-        cond := cond || format(' AND %I::%s < %L::%s', refcol, typ, b.to_bound, typ);
-      ELSE
-        cond := cond || format(' AND %I IS NOT NULL', refcol);
+        next_frontier := '{}';
+        FOR t_oid IN SELECT jsonb_object_keys(frontier) ORDER BY 1 LOOP
+          FOR fk IN
+            SELECT c.conname, c.conrelid::regclass AS src, c.confdeltype, c.conkey, c.confkey,
+                   EXISTS (SELECT FROM pg_constraint r WHERE r.contype = 'f' AND r.confrelid = c.conrelid
+                           AND r.conparentid = 0) AS referenced
+            FROM pg_constraint c
+            WHERE c.contype = 'f' AND c.confrelid = t_oid::oid AND c.conparentid = 0
+            ORDER BY c.conname
+          LOOP
+            IF depth = 0 THEN
+              cond := 'true';
+              FOR i IN 1..array_length(fk.confkey, 1) LOOP
+                SELECT a.attname INTO refcol FROM pg_attribute a WHERE a.attrelid = fk.src AND a.attnum = fk.conkey[i];
+                IF fk.confkey[i] = key_attnum THEN
+                  IF b.from_bound IS NOT NULL THEN
+                    cond := cond || format(' AND s.%I::%s >= %L::%s', refcol, typ, b.from_bound, typ);
+                  END IF;
+                  cond := cond || format(' AND s.%I::%s < %L::%s', refcol, typ, b.to_bound, typ);
+                ELSE
+                  cond := cond || format(' AND s.%I IS NOT NULL', refcol);
+                END IF;
+              END LOOP;
+            ELSE
+              SELECT string_agg(format('s.%I', a.attname), ', ' ORDER BY k.o) INTO src_cols
+              FROM unnest(fk.conkey) WITH ORDINALITY k(n, o)
+                JOIN pg_attribute a ON a.attrelid = fk.src AND a.attnum = k.n;
+              SELECT string_agg(format('t.%I', a.attname), ', ' ORDER BY k.o) INTO ref_cols
+              FROM unnest(fk.confkey) WITH ORDINALITY k(n, o)
+                JOIN pg_attribute a ON a.attrelid = t_oid::oid AND a.attnum = k.n;
+              -- The rows of t deleted one level up: a TID scan, then the pair.
+              cond := format('(%s) IN (SELECT %s FROM %s t '
+                             'WHERE t.ctid = ANY (ARRAY(SELECT split_part(k, '':'', 2)::tid '
+                             'FROM jsonb_array_elements_text($1 -> %L) k)) '
+                             'AND t.tableoid::oid::text || '':'' || t.ctid::text '
+                             'IN (SELECT jsonb_array_elements_text($1 -> %L)))',
+                             src_cols, ref_cols, t_oid::oid::regclass, t_oid, t_oid);
+            END IF;
+            IF fk.src = parent THEN
+              cond := cond || format(' AND s.tableoid <> %s::oid', rel::oid);
+            END IF;
+            IF depth > 0 THEN
+              cond := cond || format(' AND %L || s.tableoid::oid::text || '':'' || s.ctid::text '
+                                     'NOT IN (SELECT unnest($2))', fk.src::oid::text || ':');
+            END IF;
+            EXECUTE format('SELECT count(*), count(*) FILTER (WHERE %s), '
+                           'CASE WHEN %L THEN array_agg(s.tableoid::oid::text || '':'' || s.ctid::text) END '
+                           'FROM %s s WHERE %s',
+                           CASE WHEN fk.src = parent THEN retained_sql ELSE 'false' END,
+                           fk.confdeltype = 'c' AND fk.referenced, fk.src, cond)
+              USING frontier, visited INTO n, kept_n, new_keys;
+            CONTINUE WHEN n = 0;
+            effects := effects || jsonb_build_object('table', fk.src::text, 'constraint', quote_ident(fk.conname),
+              'action', CASE fk.confdeltype WHEN 'a' THEN 'NO ACTION' WHEN 'r' THEN 'RESTRICT' WHEN 'c' THEN 'CASCADE'
+                                            WHEN 'n' THEN 'SET NULL' ELSE 'SET DEFAULT' END,
+              'rows', n, 'retained', kept_n);
+            IF fk.confdeltype IN ('a', 'r') THEN
+              blockers := blockers || format('%s rows of %s reference it through %s (ON DELETE %s)',
+                                             n, fk.src, quote_ident(fk.conname),
+                                             CASE fk.confdeltype WHEN 'a' THEN 'NO ACTION' ELSE 'RESTRICT' END);
+              blocker_names := blocker_names || quote_ident(fk.conname);
+              CONTINUE;
+            END IF;
+            IF new_keys IS NOT NULL THEN
+              visited := visited || array(SELECT fk.src::oid::text || ':' || k FROM unnest(new_keys) k);
+              next_frontier := jsonb_set(next_frontier, ARRAY[fk.src::oid::text],
+                                         coalesce(next_frontier -> fk.src::oid::text, '[]') || to_jsonb(new_keys));
+            END IF;
+            IF depth = 0 THEN
+              acting := acting || format('%s rows of %s reference it through %s (ON DELETE %s)',
+                                         n, fk.src, quote_ident(fk.conname),
+                                         CASE fk.confdeltype WHEN 'c' THEN 'CASCADE' WHEN 'n' THEN 'SET NULL'
+                                                             ELSE 'SET DEFAULT' END);
+              acting_sql := acting_sql || format('DELETE FROM %s WHERE %I IN (SELECT s.%I FROM %s s WHERE %s)',
+                                                 rel, col,
+                                                 (SELECT a.attname FROM pg_attribute a WHERE a.attrelid = fk.src
+                                                  AND a.attnum = fk.conkey[array_position(fk.confkey, key_attnum)]),
+                                                 fk.src, cond);
+            END IF;
+          END LOOP;
+        END LOOP;
+        frontier := next_frontier;
+        depth := depth + 1;
+      END LOOP;
+      -- One entry a constraint, in the order first met, counts summed over
+      -- the levels.
+      SELECT coalesce(jsonb_agg(jsonb_build_object('table', e.tbl, 'constraint', e.con, 'action', e.act,
+                                                   'rows', e.rows, 'retained', e.retained) ORDER BY e.first), '[]')
+        INTO fk_actions
+      FROM (SELECT x.value ->> 'table' AS tbl, x.value ->> 'constraint' AS con, x.value ->> 'action' AS act,
+                   sum((x.value ->> 'rows')::bigint) AS rows, sum((x.value ->> 'retained')::bigint) AS retained,
+                   min(x.ordinality) AS first
+            FROM jsonb_array_elements(effects) WITH ORDINALITY x
+            GROUP BY 1, 2, 3) e;
+      SELECT coalesce(sum((x.value ->> 'retained')::bigint), 0),
+             coalesce(array_agg(format('%s of them through %s (ON DELETE %s)', x.value ->> 'retained',
+                                       x.value ->> 'constraint', x.value ->> 'action') ORDER BY x.ordinality), '{}'),
+             coalesce(array_agg(x.value ->> 'constraint' ORDER BY x.ordinality), '{}')
+        INTO retained_total, retained_by, retained_names
+      FROM jsonb_array_elements(fk_actions) WITH ORDINALITY x
+      WHERE (x.value ->> 'retained')::bigint > 0 AND x.value ->> 'action' NOT IN ('NO ACTION', 'RESTRICT');
+
+      IF cardinality(blockers) > 0 THEN
+        action := 'kept';
+        reason := 'it is still referenced: ' || array_to_string(blockers, '; ');
+        detail := array_to_string(blockers, E'\n');
+        hint := 'Delete or re-point the referencing rows, or declare the constraint ON DELETE with an action; '
+                'the partition is retired on the first run after nothing references it.';
+        blocking := array_to_string(blocker_names, ', ');
+      ELSIF retained_total > 0 AND NOT cascade_into_retained THEN
+        action := 'kept';
+        reason := format('its foreign keys would delete or change %s rows of %s younger than the cut %s '
+                         '(or in its DEFAULT partition): %s',
+                         retained_total, parent, to_char(timezone('UTC', cut), 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
+                         array_to_string(retained_by, '; '));
+        detail := array_to_string(retained_by, E'\n');
+        hint := 'Retention keeps the rows younger than the cut. Re-point or delete the references to the '
+                'partition, or let the foreign keys act on those rows: retire_partition(..., '
+                'cascade_into_retained => true), partition.Plan.CascadeIntoRetained, '
+                'pgid partition ensure --cascade-into-retained.';
+        blocking := array_to_string(retained_names, ', ');
+      END IF;
+      IF action = 'kept' THEN
+        IF pass = 1 THEN
+          RETURN NEXT;
+          RETURN;
+        END IF;
+        RAISE EXCEPTION USING ERRCODE = 'PGI07', MESSAGE = reason, DETAIL = coalesce(detail, ''),
+                              HINT = coalesce(hint, ''), CONSTRAINT = coalesce(blocking, '');
       END IF;
     END LOOP;
-    IF fk.src = parent THEN
-      cond := cond || format(' AND tableoid <> %s::oid', rel::oid);
-    END IF;
-    EXECUTE format('SELECT count(*) FROM %s WHERE %s', fk.src, cond) INTO n;
-    CONTINUE WHEN n = 0;
-    IF fk.confdeltype IN ('a', 'r') THEN
-      blockers := blockers || format('%s rows of %s reference it through %s (ON DELETE %s)',
-                                     n, fk.src, quote_ident(fk.conname),
-                                     CASE fk.confdeltype WHEN 'a' THEN 'NO ACTION' ELSE 'RESTRICT' END);
-      blocker_names := blocker_names || quote_ident(fk.conname);
-    ELSE
-      acting := acting || format('%s rows of %s reference it through %s (ON DELETE %s)',
-                                 n, fk.src, quote_ident(fk.conname),
-                                 CASE fk.confdeltype WHEN 'c' THEN 'CASCADE' WHEN 'n' THEN 'SET NULL'
-                                                     ELSE 'SET DEFAULT' END);
-      acting_sql := acting_sql || format('DELETE FROM %s WHERE %I IN (SELECT %I FROM %s WHERE %s)',
-                                         rel, col, (SELECT a.attname FROM pg_attribute a WHERE a.attrelid = fk.src
-                                                    AND a.attnum = fk.conkey[array_position(fk.confkey,
-                                                      (SELECT p.partattrs[0] FROM pg_partitioned_table p
-                                                       WHERE p.partrelid = parent))]),
-                                         fk.src, cond);
-    END IF;
-  END LOOP;
-  IF cardinality(blockers) > 0 THEN
-    action := 'kept';
-    reason := 'it is still referenced: ' || array_to_string(blockers, '; ');
-    detail := array_to_string(blockers, E'\n');
-    hint := 'Delete or re-point the referencing rows, or declare the constraint ON DELETE with an action; '
-            'the partition is retired on the first run after nothing references it.';
-    blocking := array_to_string(blocker_names, ', ');
-    RETURN NEXT;
-    RETURN;
-  END IF;
 
-  IF dry_run THEN
-    action := CASE retire WHEN 'drop' THEN 'dropped' WHEN 'detach' THEN 'detached' ELSE 'prepared' END;
-    IF cardinality(acting) > 0 THEN
-      detail := 'first, as their foreign keys say: ' || array_to_string(acting, '; ');
+    IF dry_run THEN
+      action := CASE retire WHEN 'drop' THEN 'dropped' WHEN 'detach' THEN 'detached' ELSE 'prepared' END;
+      IF cardinality(acting) > 0 THEN
+        detail := 'first, as their foreign keys say: ' || array_to_string(acting, '; ');
+      END IF;
+      RETURN NEXT;
+      RETURN;
     END IF;
-    RETURN NEXT;
-    RETURN;
-  END IF;
 
-  BEGIN
-    IF retire <> 'prepare' THEN
-      PERFORM pgid.partition_ddl_lock(parent, rel);
-    END IF;
     FOREACH cond IN ARRAY acting_sql LOOP
       EXECUTE cond;
     END LOOP;
@@ -392,10 +547,12 @@ BEGIN
 END
 $$;
 
-COMMENT ON FUNCTION pgid.retire_partition(regclass, text, interval, text, timestamptz, boolean) IS
+COMMENT ON FUNCTION pgid.retire_partition(regclass, regclass, interval, text, timestamptz, boolean, boolean) IS
   'Retire one expired partition (drop, detach or prepare; dry_run only checks): safety rail on its largest key, '
-  'foreign keys as a DELETE would act (NO ACTION/RESTRICT references keep it), DETACH, DROP (never a cascading '
-  'drop). Reports action kept with reason, detail, hint and blocking constraint instead of raising.';
+  'foreign keys followed through every ON DELETE CASCADE (NO ACTION/RESTRICT references keep it, and so do rows of '
+  'the parent younger than the cut its foreign keys would delete or change, unless cascade_into_retained), DETACH, '
+  'DROP (never a cascading drop). Reports action kept with reason, detail, hint and blocking constraint instead of '
+  'raising, and fk_actions (table, constraint, action, rows, retained) always. part not a partition of parent: PGI06.';
 
 -- pgid.ensure_partitions, 004's with retirement through
 -- pgid.retire_partition and the DEFAULT partition reported. Same signature
@@ -612,6 +769,7 @@ COMMENT ON FUNCTION pgid.ensure_partitions(regclass, interval, integer, interval
 
 SET LOCAL search_path = pg_catalog, pg_temp;
 
+DROP FUNCTION IF EXISTS pgid.retire_partition(regclass, regclass, interval, text, timestamptz, boolean, boolean);
 DROP FUNCTION IF EXISTS pgid.retire_partition(regclass, text, interval, text, timestamptz, boolean);
 DROP FUNCTION IF EXISTS pgid.default_partition_rows(regclass);
 DROP FUNCTION IF EXISTS pgid.partition_ddl_lock(regclass, regclass);
