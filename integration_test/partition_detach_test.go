@@ -282,6 +282,29 @@ func TestPartitionDetachInterrupted(t *testing.T) {
 		f.finish(false, true)
 	})
 
+	// Real deadlines, whatever step they fall in while a reader of the
+	// parent keeps the detach waiting: the next Ensure finishes the job.
+	for _, d := range []time.Duration{time.Millisecond, 10 * time.Millisecond, 50 * time.Millisecond, 200 * time.Millisecond} {
+		t.Run(fmt.Sprintf("deadline %s", d), func(t *testing.T) {
+			t.Parallel()
+			f := newDetachFixture(t, partition.DetachConcurrentlyThenDrop)
+			a := f.blocker("SELECT count(*) FROM ev")
+			conn := connect(t, f.dsn, pgx.QueryExecModeCacheStatement)
+			pid := conn.PgConn().PID()
+			dctx, cancel := context.WithTimeout(ctx, d)
+			defer cancel()
+			if _, err := partition.Ensure(dctx, conn, f.plan); !errors.Is(err, context.DeadlineExceeded) {
+				t.Fatalf("Ensure under a deadline of %s while the parent is read: %v", d, err)
+			}
+			if err := a.Commit(ctx); err != nil {
+				t.Fatal(err)
+			}
+			f.waitFor("the interrupted backend to end", func() bool { return f.gone(pid) })
+			t.Logf("partition %s", f.state(f.part))
+			f.finish(f.state(f.part) != "detached", true)
+		})
+	}
+
 	// DetachConcurrently keeps the table: the next Ensure finishes the
 	// detach and gives the table its own comment back.
 	t.Run("keep the table", func(t *testing.T) {

@@ -105,7 +105,18 @@ const LockKey1 = 1885825380
 // detaches are separate statements outside any transaction: the connection
 // must not be in one, and a session-level advisory lock (same key as
 // pgid.ensure_partitions's) keeps concurrent Ensure calls apart until the
-// last detach; it is released before Ensure returns, also on error.
+// last detach; it is released before Ensure returns, also on error. A
+// concurrent detach that an earlier Ensure started and did not finish (its
+// context ended, its connection broke) is finished first, whatever the
+// plan: pgid marks a partition before detaching it concurrently, and
+// finishes only tables that carry its marker and pass its checks
+// (docs/PARTITIONING.md, "Interrupted concurrent detaches").
+//
+// Partitions cannot go past the last time the key's IDs hold (ObjectIds:
+// 2106-02-07T06:28:15Z, ULIDs: 10889-08-02T05:31:50.655Z): the one holding
+// it runs to MAXVALUE, and when the plan asks for more, Ensure makes those
+// that can exist and returns the Report with an error matching
+// [ErrRangeEnd].
 //
 // With p.DryRun, Ensure changes nothing: it runs the creation in a
 // transaction (or a savepoint) that it rolls back, and asks
