@@ -174,6 +174,20 @@ func (f *detachFixture) finish(wantDetached bool, drop bool) {
 	}
 }
 
+// finishAfter ends blocker a, waits until the interrupted backend pid has
+// ended, and checks that the next Ensure finishes the job from wherever the
+// server left the partition.
+func (f *detachFixture) finishAfter(a pgx.Tx, pid uint32) {
+	f.t.Helper()
+	if err := a.Commit(context.Background()); err != nil {
+		f.t.Fatal(err)
+	}
+	f.waitFor("the interrupted backend to end", func() bool { return f.gone(pid) })
+	s := f.state(f.part)
+	f.t.Logf("partition %s", s)
+	f.finish(s != "detached", true)
+}
+
 // A concurrent detach interrupted at each step (its context given up, as a
 // deadline does) is finished by the next Ensure: what pgid started, pgid
 // finishes, and a dry run says what it would finish.
@@ -190,12 +204,7 @@ func TestPartitionDetachInterrupted(t *testing.T) {
 		a := f.blocker("LOCK TABLE " + f.part + " IN SHARE UPDATE EXCLUSIVE MODE")
 		pid, err := f.interrupt(f.part)
 		t.Logf("interrupted: %v", err)
-		if err := a.Commit(ctx); err != nil {
-			t.Fatal(err)
-		}
-		f.waitFor("the interrupted backend to end", func() bool { return f.gone(pid) })
-		t.Logf("partition %s", f.state(f.part))
-		f.finish(f.state(f.part) != "detached", true)
+		f.finishAfter(a, pid)
 	})
 
 	// During the detach's wait for the transactions that use the parent,
@@ -296,12 +305,7 @@ func TestPartitionDetachInterrupted(t *testing.T) {
 			if _, err := partition.Ensure(dctx, conn, f.plan); !errors.Is(err, context.DeadlineExceeded) {
 				t.Fatalf("Ensure under a deadline of %s while the parent is read: %v", d, err)
 			}
-			if err := a.Commit(ctx); err != nil {
-				t.Fatal(err)
-			}
-			f.waitFor("the interrupted backend to end", func() bool { return f.gone(pid) })
-			t.Logf("partition %s", f.state(f.part))
-			f.finish(f.state(f.part) != "detached", true)
+			f.finishAfter(a, pid)
 		})
 	}
 
