@@ -29,7 +29,8 @@ import (
 // the parent's owner or a role with its privileges, and carries the CHECK
 // constraint with the partition's bounds that DETACH … CONCURRENTLY adds.
 // A role that can forge all of that can drop the table itself; other
-// marked tables are left alone and reported in Report.Kept.
+// marked tables are left alone, and those of the parent's owner reported in
+// Report.Kept.
 
 // markerHead begins the comment pgid writes on a partition before
 // detaching it concurrently; the marker's JSON follows on the next line.
@@ -277,7 +278,9 @@ func (t markedTable) refusal(m detachMarker) string {
 // DROP TABLE or the table's own comment back, as the marker says; a
 // partition whose detach never began only gets its comment back. With
 // p.DryRun it reports what it would do. A marked table that fails the
-// checks of refusal is left alone and reported in rep.Kept.
+// checks of refusal is left alone, and reported in rep.Kept if its owner
+// has the privileges of the parent's (a marker on a table of another role
+// is ignored: that role can write any text there).
 func finishDetaches(ctx context.Context, conn *pgx.Conn, p Plan, inTx bool, rep *Report) error {
 	marked, err := markedTables(ctx, conn, p.Parent)
 	if err != nil || len(marked) == 0 {
@@ -311,6 +314,9 @@ func finishDetaches(ctx context.Context, conn *pgx.Conn, p Plan, inTx bool, rep 
 					return wrap("comment "+t.name, err)
 				}
 			}
+		case !t.ownerOK:
+			// Someone else's table: not ours to drop, and what its marker
+			// says is not ours to repeat.
 		case why != "":
 			rep.Kept = append(rep.Kept, Kept{Partition: part,
 				Reason: fmt.Sprintf("it carries pgid's marker of a concurrent detach from %s, but pgid did not start this detach "+
