@@ -44,10 +44,13 @@ func newDetachFixture(t *testing.T, retire partition.Retire) *detachFixture {
 
 // waitFor polls cond until it holds (or fails the test after a minute,
 // which only a hung server reaches).
-func (f *detachFixture) waitFor(what string, cond func() bool) {
+func (f *detachFixture) waitFor(what string, cond func() bool, why ...func() string) {
 	f.t.Helper()
 	for deadline := time.Now().Add(time.Minute); !cond(); time.Sleep(10 * time.Millisecond) {
 		if time.Now().After(deadline) {
+			for _, w := range why {
+				what += "; " + w()
+			}
 			f.t.Fatalf("still waiting for %s", what)
 		}
 	}
@@ -63,6 +66,30 @@ func (f *detachFixture) waiting(pid uint32, step string) bool {
 		f.t.Fatal(err)
 	}
 	return ok
+}
+
+// settled reports whether backend pid has ended or is idle: a deadline
+// that passed before Ensure sent anything leaves its connection open.
+func (f *detachFixture) settled(pid uint32) bool {
+	var n int
+	if err := f.admin.QueryRow(context.Background(), "SELECT count(*) FROM pg_stat_activity WHERE pid = $1 AND state <> 'idle'", pid).Scan(&n); err != nil {
+		f.t.Fatal(err)
+	}
+	return n == 0
+}
+
+// activity describes what backend pid is doing and the locks it waits for
+// and holds, for the messages of a test that fails.
+func (f *detachFixture) activity(pid uint32) string {
+	var s string
+	err := f.admin.QueryRow(context.Background(), `SELECT coalesce((SELECT format('%s, waiting for %s %s: %s', state, wait_event_type, wait_event, query)
+		FROM pg_stat_activity WHERE pid = $1), 'ended') || '; locks: ' ||
+		coalesce((SELECT string_agg(format('%s %s %s %s', locktype, relation::regclass, mode, granted), ', ') FROM pg_locks WHERE pid = $1), 'none')`,
+		pid).Scan(&s)
+	if err != nil {
+		return err.Error()
+	}
+	return s
 }
 
 // gone reports whether backend pid has ended.
@@ -175,14 +202,14 @@ func (f *detachFixture) finish(wantDetached bool, drop bool) {
 }
 
 // finishAfter ends blocker a, waits until the interrupted backend pid has
-// ended, and checks that the next Ensure finishes the job from wherever the
+// ended or gone idle, and checks that the next Ensure finishes the job from wherever the
 // server left the partition.
 func (f *detachFixture) finishAfter(a pgx.Tx, pid uint32) {
 	f.t.Helper()
 	if err := a.Commit(context.Background()); err != nil {
 		f.t.Fatal(err)
 	}
-	f.waitFor("the interrupted backend to end", func() bool { return f.gone(pid) })
+	f.waitFor("the interrupted backend to end or go idle", func() bool { return f.settled(pid) }, func() string { return f.activity(pid) })
 	s := f.state(f.part)
 	f.t.Logf("partition %s", s)
 	f.finish(s != "detached", true)
