@@ -56,62 +56,52 @@ func (f *detachFixture) waitFor(what string, cond func() bool, why ...func() str
 	}
 }
 
-// waiting reports whether backend pid waits for a lock in a statement
-// containing step.
-func (f *detachFixture) waiting(pid uint32, step string) bool {
-	var ok bool
-	err := f.admin.QueryRow(context.Background(), `SELECT EXISTS (SELECT FROM pg_stat_activity
-		WHERE pid = $1 AND wait_event_type = 'Lock' AND strpos(query, $2) > 0)`, pid, step).Scan(&ok)
-	if err != nil {
+// query scans the one row of sql into dest, on the observing connection.
+func (f *detachFixture) query(dest any, sql string, args ...any) {
+	f.t.Helper()
+	if err := f.admin.QueryRow(context.Background(), sql, args...).Scan(dest); err != nil {
 		f.t.Fatal(err)
 	}
+}
+
+// waiting reports whether backend pid waits for a lock in a statement
+// containing step.
+func (f *detachFixture) waiting(pid uint32, step string) (ok bool) {
+	f.query(&ok, `SELECT EXISTS (SELECT FROM pg_stat_activity
+		WHERE pid = $1 AND wait_event_type = 'Lock' AND strpos(query, $2) > 0)`, pid, step)
 	return ok
 }
 
 // settled reports whether backend pid has ended or is idle: a deadline
 // that passed before Ensure sent anything leaves its connection open.
-func (f *detachFixture) settled(pid uint32) bool {
-	var n int
-	if err := f.admin.QueryRow(context.Background(), "SELECT count(*) FROM pg_stat_activity WHERE pid = $1 AND state <> 'idle'", pid).Scan(&n); err != nil {
-		f.t.Fatal(err)
-	}
-	return n == 0
+func (f *detachFixture) settled(pid uint32) (ok bool) {
+	f.query(&ok, "SELECT NOT EXISTS (SELECT FROM pg_stat_activity WHERE pid = $1 AND state <> 'idle')", pid)
+	return ok
+}
+
+// gone reports whether backend pid has ended.
+func (f *detachFixture) gone(pid uint32) (ok bool) {
+	f.query(&ok, "SELECT NOT EXISTS (SELECT FROM pg_stat_activity WHERE pid = $1)", pid)
+	return ok
 }
 
 // activity describes what backend pid is doing and the locks it waits for
 // and holds, for the messages of a test that fails.
-func (f *detachFixture) activity(pid uint32) string {
-	var s string
-	err := f.admin.QueryRow(context.Background(), `SELECT coalesce((SELECT format('%s, waiting for %s %s: %s', state, wait_event_type, wait_event, query)
+func (f *detachFixture) activity(pid uint32) (s string) {
+	f.query(&s, `SELECT coalesce((SELECT format('%s, waiting for %s %s: %s', state, wait_event_type, wait_event, query)
 		FROM pg_stat_activity WHERE pid = $1), 'ended') || '; locks: ' ||
 		coalesce((SELECT string_agg(format('%s %s %s %s', locktype, relation::regclass, mode, granted), ', ') FROM pg_locks WHERE pid = $1), 'none')`,
-		pid).Scan(&s)
-	if err != nil {
-		return err.Error()
-	}
+		pid)
 	return s
-}
-
-// gone reports whether backend pid has ended.
-func (f *detachFixture) gone(pid uint32) bool {
-	var n int
-	if err := f.admin.QueryRow(context.Background(), "SELECT count(*) FROM pg_stat_activity WHERE pid = $1", pid).Scan(&n); err != nil {
-		f.t.Fatal(err)
-	}
-	return n == 0
 }
 
 // state says where table name stands: attached, pending (a detach
 // interrupted in its second transaction), detached or gone.
-func (f *detachFixture) state(name string) string {
-	var s string
-	err := f.admin.QueryRow(context.Background(), `SELECT CASE WHEN c.oid IS NULL THEN 'gone'
+func (f *detachFixture) state(name string) (s string) {
+	f.query(&s, `SELECT CASE WHEN c.oid IS NULL THEN 'gone'
 			WHEN i.inhdetachpending THEN 'pending' WHEN i.inhrelid IS NOT NULL THEN 'attached' ELSE 'detached' END
 		FROM (SELECT to_regclass($1) AS r) x LEFT JOIN pg_class c ON c.oid = x.r
-		LEFT JOIN pg_inherits i ON i.inhrelid = c.oid`, name).Scan(&s)
-	if err != nil {
-		f.t.Fatal(err)
-	}
+		LEFT JOIN pg_inherits i ON i.inhrelid = c.oid`, name)
 	return s
 }
 
