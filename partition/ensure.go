@@ -112,7 +112,18 @@ const LockKey1 = 1885825380
 // detaches are separate statements outside any transaction: the connection
 // must not be in one, and a session-level advisory lock (same key as
 // pgid.ensure_partitions's) keeps concurrent Ensure calls apart until the
-// last detach; it is released before Ensure returns, also on error.
+// last detach; it is released before Ensure returns, also on error. A
+// concurrent detach that an earlier Ensure started and did not finish (its
+// context ended, its connection broke) is finished first, whatever the
+// plan: pgid marks a partition before detaching it concurrently, and
+// finishes only tables that carry its marker and pass its checks
+// (docs/PARTITIONING.md, "Interrupted concurrent detaches").
+//
+// Partitions cannot go past the last time the key's IDs hold (ObjectIds:
+// 2106-02-07T06:28:15Z, ULIDs: 10889-08-02T05:31:50.655Z): the one holding
+// it runs to MAXVALUE, and when the plan asks for more, Ensure makes those
+// that can exist and returns the Report with an error matching
+// [ErrRangeEnd].
 //
 // With p.DryRun, Ensure changes nothing: it runs the creation in a
 // transaction (or a savepoint) that it rolls back, and asks
@@ -167,14 +178,11 @@ func ensure(ctx context.Context, conn *pgx.Conn, p Plan) (rep Report, err error)
 	} else if p.Retire.concurrent() && !p.Retain.IsZero() {
 		// The session-level lock nests with the functions' transaction-level
 		// one (same session, same key) and outlives their transactions.
-		if _, err := conn.Exec(ctx, "SELECT pg_catalog.pg_advisory_lock($1, pgid.partition_lock_key($2::pg_catalog.regclass))", LockKey1, p.Parent); err != nil {
-			return rep, wrap("lock "+p.Parent, err)
+		unlock, err := lockParent(ctx, conn, p.Parent, false)
+		if err != nil {
+			return rep, err
 		}
-		defer func() {
-			ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-			defer cancel()
-			_, _ = conn.Exec(ctx, "SELECT pg_catalog.pg_advisory_unlock($1, pgid.partition_lock_key($2::pg_catalog.regclass))", LockKey1, p.Parent)
-		}()
+		defer unlock()
 	}
 
 	// Create, and commit (in autocommit), before retiring anything.
@@ -189,11 +197,16 @@ func ensure(ctx context.Context, conn *pgx.Conn, p Plan) (rep Report, err error)
 	if err != nil {
 		return rep, wrap("ensure "+p.Parent, err)
 	}
-	var action, name string
+	var action string
+	var name *string
 	var lo, hi *time.Time // NULL for MINVALUE / MAXVALUE
+	var errEnd error
 	_, err = pgx.ForEachRow(rows, []any{&action, &name, &lo, &hi}, func() error {
-		if action == "created" {
-			rep.Created = append(rep.Created, partitionOf(name, lo, hi))
+		switch action {
+		case "created":
+			rep.Created = append(rep.Created, partitionOf(deref(name), lo, hi))
+		case "end":
+			errEnd = rangeEnd(p, lo)
 		}
 		return nil
 	})
@@ -201,10 +214,16 @@ func ensure(ctx context.Context, conn *pgx.Conn, p Plan) (rep Report, err error)
 		return rep, wrap("ensure "+p.Parent, err)
 	}
 
+	if err := finishDetaches(ctx, conn, p, inTx, &rep); err != nil {
+		return rep, err
+	}
 	if !p.Retain.IsZero() {
 		if err := retire(ctx, conn, p, &rep); err != nil {
 			return rep, err
 		}
+	}
+	if p.DryRun {
+		dedupe(&rep)
 	}
 
 	rows, err = conn.Query(ctx, `SELECT pg_catalog.format('%I.%I', n.nspname, c.relname), d.row_count, d.oldest, d.newest
@@ -215,8 +234,9 @@ func ensure(ctx context.Context, conn *pgx.Conn, p Plan) (rep Report, err error)
 		return rep, wrap("default partition of "+p.Parent, err)
 	}
 	var rowCount int64
-	_, err = pgx.ForEachRow(rows, []any{&name, &rowCount, &lo, &hi}, func() error {
-		rep.Default = DefaultRows{Name: name, Rows: rowCount}
+	var defName string
+	_, err = pgx.ForEachRow(rows, []any{&defName, &rowCount, &lo, &hi}, func() error {
+		rep.Default = DefaultRows{Name: defName, Rows: rowCount}
 		if lo != nil && hi != nil {
 			rep.Default.Oldest, rep.Default.Newest = lo.UTC(), hi.UTC()
 		}
@@ -230,9 +250,13 @@ func ensure(ctx context.Context, conn *pgx.Conn, p Plan) (rep Report, err error)
 		for i, k := range rep.Kept {
 			msgs[i] = k.String()
 		}
-		return rep, fmt.Errorf("%w: %s", ErrKept, strings.Join(msgs, "; "))
+		kept := fmt.Errorf("%w: %s", ErrKept, strings.Join(msgs, "; "))
+		if errEnd != nil {
+			return rep, errors.Join(errEnd, kept)
+		}
+		return rep, kept
 	}
-	return rep, nil
+	return rep, errEnd
 }
 
 // retire retires the partitions of p.Parent older than p.Retain, one
@@ -310,40 +334,6 @@ func retire(ctx context.Context, conn *pgx.Conn, p Plan, rep *Report) error {
 				return err
 			}
 		}
-	}
-	return nil
-}
-
-// detachConcurrently detaches part with DETACH PARTITION … CONCURRENTLY (or
-// FINALIZE, if an earlier one was interrupted), then drops it for
-// DetachConcurrentlyThenDrop. A refusal by the server goes to rep.Kept.
-func detachConcurrently(ctx context.Context, conn *pgx.Conn, parent string, part Partition, r Retire, rep *Report) error {
-	var pending bool
-	if err := conn.QueryRow(ctx, "SELECT inhdetachpending FROM pg_catalog.pg_inherits WHERE inhrelid = $1::pg_catalog.regclass",
-		part.Name).Scan(&pending); err != nil {
-		return wrap("detach "+part.Name, err)
-	}
-	how := "CONCURRENTLY"
-	if pending {
-		how = "FINALIZE"
-	}
-	kept := func(err error) error {
-		var pg *pgconn.PgError
-		if !errors.As(err, &pg) {
-			return wrap("detach "+part.Name, err)
-		}
-		rep.Kept = append(rep.Kept, Kept{Partition: part, Reason: pg.Message, Detail: pg.Detail, Hint: pg.Hint, Constraint: pg.ConstraintName})
-		return nil
-	}
-	if _, err := conn.Exec(ctx, fmt.Sprintf("ALTER TABLE %s DETACH PARTITION %s %s", parent, part.Name, how)); err != nil {
-		return kept(err)
-	}
-	rep.Detached = append(rep.Detached, part)
-	if r == DetachConcurrentlyThenDrop {
-		if _, err := conn.Exec(ctx, "DROP TABLE "+part.Name); err != nil {
-			return kept(err)
-		}
-		rep.Dropped = append(rep.Dropped, part)
 	}
 	return nil
 }

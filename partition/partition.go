@@ -388,11 +388,15 @@ const (
 	// CONCURRENTLY and keeps the tables. Queries on the parent keep
 	// running; each detach waits for the transactions that use the parent.
 	// The statement cannot run in a transaction block nor when the parent
-	// has a DEFAULT partition (the server refuses). A detach that was
-	// interrupted is finished (DETACH … FINALIZE) by the next Ensure.
+	// has a DEFAULT partition (the server refuses). Before detaching,
+	// Ensure marks the partition (its comment) with what it is doing; a
+	// detach that was interrupted (a context that ended, a broken
+	// connection) is finished by the next Ensure: DETACH … FINALIZE for a
+	// partition left pending detach, and the table's own comment back.
 	DetachConcurrently
 	// DetachConcurrentlyThenDrop detaches as DetachConcurrently, then drops
-	// each detached table (which no longer locks the parent).
+	// each detached table (which no longer locks the parent). A table whose
+	// detach or drop was interrupted is dropped by the next Ensure.
 	DetachConcurrentlyThenDrop
 )
 

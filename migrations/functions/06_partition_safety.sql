@@ -560,6 +560,15 @@ COMMENT ON FUNCTION pgid.retire_partition(regclass, regclass, interval, text, ti
 -- could not be retired, WARNING PGI07 with the reason) and 'default' (rows
 -- in the DEFAULT partition: lower and upper are the times of its oldest and
 -- newest IDs, WARNING PGI08 with the count).
+--
+-- The ends of the ID space: ObjectIds hold 32-bit Unix seconds (the last is
+-- 2106-02-07 06:28:15 UTC), ULIDs 48-bit Unix milliseconds (the last is
+-- 10889-08-02 05:31:50.655 UTC). The partition holding the last time runs
+-- TO (MAXVALUE), so the last IDs have a place (its upper is NULL); no
+-- partition can start after it. When the partitions asked for go past it,
+-- the function makes those that can exist, then returns one row with
+-- action 'end' (partition and upper NULL, lower the last time) and a
+-- WARNING (SQLSTATE PGI09) saying so.
 CREATE OR REPLACE FUNCTION pgid.ensure_partitions(parent regclass, every interval, ahead integer DEFAULT 2,
                                                   retain interval DEFAULT NULL, retire text DEFAULT 'drop',
                                                   at timestamptz DEFAULT now())
@@ -601,6 +610,8 @@ DECLARE
   retired record;            -- what pgid.retire_partition did with it
   default_rows record;       -- pgid.default_partition_rows' report
   ddl_locked boolean := false;
+  last_time timestamptz;     -- the last time an ID of key_kind can hold
+  end_text text;             -- last_time, for messages
 BEGIN
   IF parent IS NULL OR every IS NULL OR ahead IS NULL OR retire IS NULL OR at IS NULL THEN
     RAISE EXCEPTION USING ERRCODE = 'PGI06',
@@ -645,8 +656,33 @@ BEGIN
                                      ELSE decode(substr(f, 3), 'hex') END ORDER BY o), '{}')
     INTO part_to_keys FROM unnest(part_to_texts) WITH ORDINALITY AS u(f, o);
 
+  IF key_kind = 'ulid' THEN
+    last_time := pgid.ulid_time('ffffffff-ffff-0000-0000-000000000000'::uuid);
+    end_text := to_char(timezone('UTC', last_time), 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"');
+  ELSE
+    last_time := pgid.objectid_time('\xffffffff0000000000000000'::bytea);
+    end_text := to_char(timezone('UTC', last_time), 'YYYY-MM-DD"T"HH24:MI:SS"Z"');
+  END IF;
+
   part_start := (pgid.partition_range(every, at)).lower;
   FOR i IN 0..ahead LOOP
+    IF part_start > last_time THEN
+      -- Past the end of the ID space: this partition and the rest cannot
+      -- exist (the one before, if any, runs to MAXVALUE).
+      action := 'end';
+      partition := NULL;
+      lower := last_time;
+      upper := NULL;
+      RAISE WARNING USING ERRCODE = 'PGI09',
+        MESSAGE = format('pgid: %s end at %s: the %s partition(s) of %s asked for from %s on cannot exist',
+                         CASE key_kind WHEN 'ulid' THEN 'ULIDs' ELSE 'ObjectIds' END, end_text, ahead - i + 1, parent,
+                         to_char(timezone('UTC', part_start), 'YYYY-MM-DD"T"HH24:MI:SS"Z"')),
+        HINT = CASE key_kind WHEN 'ulid' THEN 'ULIDs hold 48-bit Unix milliseconds'
+                             ELSE 'ObjectIds hold 32-bit Unix seconds' END
+               || '; the partition holding the last time runs to MAXVALUE.';
+      RETURN NEXT;
+      EXIT;
+    END IF;
     part_end := (pgid.partition_range(every, part_start)).upper;
     IF key_kind = 'ulid' THEN
       lower_literal := pgid.ulid_min_at(part_start)::text;
@@ -659,15 +695,20 @@ BEGIN
       lower_literal := E'\\x' || encode(lower_key, 'hex');
       upper_literal := E'\\x' || encode(upper_key, 'hex');
     END IF;
+    IF part_end > last_time THEN
+      -- The last partition there can be: up to MAXVALUE.
+      upper_literal := NULL;
+      upper_key := NULL;
+    END IF;
 
     -- An existing partition with these bounds: done. One with other bounds
     -- that overlap: stop (PGI05).
     overlap := NULL;
     FOR j IN 1..coalesce(array_length(parts, 1), 0) LOOP
-      IF (part_from_keys[j] IS NULL OR part_from_keys[j] < upper_key)
+      IF (part_from_keys[j] IS NULL OR upper_key IS NULL OR part_from_keys[j] < upper_key)
          AND (part_to_keys[j] IS NULL OR part_to_keys[j] > lower_key) THEN
         overlap := j;
-        EXIT WHEN part_from_keys[j] = lower_key AND part_to_keys[j] = upper_key;
+        EXIT WHEN part_from_keys[j] = lower_key AND part_to_keys[j] IS NOT DISTINCT FROM upper_key;
       END IF;
     END LOOP;
     IF overlap IS NOT NULL THEN
@@ -687,8 +728,9 @@ BEGIN
     ELSE
       new_name := pgid.partition_name(table_name, every, part_start);
       IF default_part IS NOT NULL THEN
-        EXECUTE format('SELECT EXISTS (SELECT FROM %s WHERE %I >= %L::%s AND %I < %L::%s)',
-                       default_part, key_column, lower_literal, key_type, key_column, upper_literal, key_type)
+        EXECUTE format('SELECT EXISTS (SELECT FROM %s WHERE %I >= %L::%s AND (%L IS NULL OR %I < %L::%s))',
+                       default_part, key_column, lower_literal, key_type, upper_literal, key_column, upper_literal,
+                       key_type)
           INTO default_has_rows;
         IF default_has_rows THEN
           RAISE EXCEPTION USING ERRCODE = 'PGI04',
@@ -707,13 +749,28 @@ BEGIN
         PERFORM pgid.partition_ddl_lock(parent);
         ddl_locked := true;
       END IF;
-      EXECUTE format('create table %I.%I partition of %s for values from (%L) to (%L)',
-                     schema_name, new_name, parent, lower_literal, upper_literal);
+      EXECUTE format('create table %I.%I partition of %s for values from (%L) to (%s)',
+                     schema_name, new_name, parent, lower_literal, coalesce(quote_literal(upper_literal), 'MAXVALUE'));
       action := 'created';
       partition := format('%I.%I', schema_name, new_name);
       lower := part_start;
-      upper := part_end;
+      upper := CASE WHEN upper_key IS NOT NULL THEN part_end END;
       RETURN NEXT;
+    END IF;
+    IF upper_key IS NULL AND i < ahead THEN
+      action := 'end';
+      partition := NULL;
+      lower := last_time;
+      upper := NULL;
+      RAISE WARNING USING ERRCODE = 'PGI09',
+        MESSAGE = format('pgid: %s end at %s: partition %I.%I of %s runs to MAXVALUE and is the last; the %s '
+                         'partition(s) asked for after it cannot exist',
+                         CASE key_kind WHEN 'ulid' THEN 'ULIDs' ELSE 'ObjectIds' END, end_text, schema_name,
+                         pgid.partition_name(table_name, every, part_start), parent, ahead - i),
+        HINT = CASE key_kind WHEN 'ulid' THEN 'ULIDs hold 48-bit Unix milliseconds.'
+                             ELSE 'ObjectIds hold 32-bit Unix seconds.' END;
+      RETURN NEXT;
+      EXIT;
     END IF;
     part_start := part_end;
   END LOOP;
