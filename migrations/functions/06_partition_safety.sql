@@ -827,7 +827,6 @@ COMMENT ON FUNCTION pgid.ensure_partitions(regclass, interval, integer, interval
 SET LOCAL search_path = pg_catalog, pg_temp;
 
 DROP FUNCTION IF EXISTS pgid.retire_partition(regclass, regclass, interval, text, timestamptz, boolean, boolean);
-DROP FUNCTION IF EXISTS pgid.retire_partition(regclass, text, interval, text, timestamptz, boolean);
 DROP FUNCTION IF EXISTS pgid.default_partition_rows(regclass);
 DROP FUNCTION IF EXISTS pgid.partition_ddl_lock(regclass, regclass);
 DROP FUNCTION IF EXISTS pgid.partition_span(text, interval);
