@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/pgid/pgid/objectidtype"
@@ -83,20 +84,20 @@ func readKeyFile(path string) ([]byte, error) {
 	case fi.Mode().Perm()&0o077 != 0:
 		return nil, usagef("%w: %s is readable by others (mode %04o): chmod 600 %s", errKeyFile, path, fi.Mode().Perm(), path)
 	case fi.Size() > maxKeyFileSize:
-		return nil, keyFileSizeError(path, fi.Size())
+		return nil, keyFileSizeError(path, strconv.FormatInt(fi.Size(), 10))
 	}
 	b, err := io.ReadAll(io.LimitReader(f, maxKeyFileSize+1))
 	if err != nil {
 		return nil, usageError{err}
 	}
 	if len(b) > maxKeyFileSize { // it grew since Stat
-		return nil, keyFileSizeError(path, int64(len(b)))
+		return nil, keyFileSizeError(path, "more than "+strconv.Itoa(maxKeyFileSize))
 	}
 	return b, nil
 }
 
-func keyFileSizeError(path string, size int64) error {
-	return usagef("%w: %s has %d bytes; a key file has at most %d (lines of ID:hex, a few hundred bytes): is it the right file?", errKeyFile, path, size, maxKeyFileSize)
+func keyFileSizeError(path, size string) error {
+	return usagef("%w: %s has %s bytes; a key file has at most %d (lines of ID:hex, a few hundred bytes): is it the right file?", errKeyFile, path, size, maxKeyFileSize)
 }
 
 // fileKind names the type of a file that is not a regular file.
