@@ -14,7 +14,7 @@ var (
 	sinkOID   objectidtype.ObjectID
 	sinkU64s  []uint64
 	sinkI64s  []int64
-	opaqueKey = opaque.Key{ID: 0, Secret: []byte("bench key, AES-256, 32 bytes!!!!")}
+	opaqueKey = opaque.NewKey(0, []byte("bench key, AES-256, 32 bytes!!!!"))
 )
 
 // BenchmarkOpaque measures public codes both ways: pgid's keyed codes
@@ -22,7 +22,7 @@ var (
 // points, Sqids and Hashids encoding the same 96 bits as two 48-bit numbers
 // (neither is encryption; they are what users reach for instead).
 func BenchmarkOpaque(b *testing.B) {
-	codec, err := opaque.NewCodec(opaqueKey, opaque.Key{ID: 1, Secret: []byte("bench key, AES-128")[:16]})
+	codec, err := opaque.NewCodec(opaqueKey, opaque.NewKey(1, []byte("bench key, AES-128")[:16]))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -112,7 +112,7 @@ func payload(s string) *json.RawMessage {
 // server's DEFAULT pgid.gen_*() carry the server's clock.
 // linkCodec makes the example application's public link codes.
 var linkCodec = func() *opaque.Codec {
-	c, err := opaque.NewCodec(opaque.Key{ID: 0, Secret: []byte("sqlc example key (a test only!)!")})
+	c, err := opaque.NewCodec(opaque.NewKey(0, []byte("sqlc example key (a test only!)!")))
 	if err != nil {
 		panic(err)
 	}

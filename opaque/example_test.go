@@ -12,7 +12,7 @@ import (
 func Example() {
 	// In a service: read the keys from a file or the environment
 	// (opaque.ParseKeys), never from source code.
-	codec, err := opaque.NewCodec(opaque.Key{ID: 0, Secret: []byte("example key: 32 bytes, not real!")})
+	codec, err := opaque.NewCodec(opaque.NewKey(0, []byte("example key: 32 bytes, not real!")))
 	if err != nil {
 		panic(err)
 	}
@@ -31,7 +31,7 @@ func Example() {
 }
 
 func ExampleCodec_PublicULID() {
-	codec, _ := opaque.NewCodec(opaque.Key{ID: 1, Secret: []byte("example key, 16B")})
+	codec, _ := opaque.NewCodec(opaque.NewKey(1, []byte("example key, 16B")))
 	type order struct {
 		ID opaque.PublicULID `json:"id"`
 	}

@@ -162,7 +162,7 @@ func TestFF1FastPathMatchesReference(t *testing.T) {
 		for k := 0; k < 5; k++ {
 			secret := make([]byte, size)
 			rand.Read(secret)
-			c, err := NewCodec(Key{ID: 1, Secret: secret})
+			c, err := NewCodec(NewKey(1, secret))
 			if err != nil {
 				t.Fatal(err)
 			}

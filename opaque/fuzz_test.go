@@ -35,7 +35,7 @@ func FuzzOpenObjectID(f *testing.F) {
 // ErrUnknownKey, or is (in either case) the code of the ULID it decodes
 // to under the key it names.
 func FuzzOpenULID(f *testing.F) {
-	keys := []Key{fixedKey(0), {ID: 2, Secret: []byte("another 16 bytes")}}
+	keys := []Key{fixedKey(0), NewKey(2, []byte("another 16 bytes"))}
 	byCurrent := map[uint8]*Codec{0: mustCodec(f, keys[0], keys[1]), 2: mustCodec(f, keys[1], keys[0])}
 	f.Add(byCurrent[0].ULIDCode(ulidtype.New()))
 	f.Add(strings.ToLower(byCurrent[2].ULIDCode(ulidtype.New())))

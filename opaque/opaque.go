@@ -19,7 +19,7 @@
 // # Keys and rotation
 //
 // A [Key] is 16, 24 or 32 secret bytes (AES-128, -192 or -256) and an ID
-// from 0 to 3 that stays with it. A [Codec] has one current key, used for
+// from 0 to 3 that stays with it, made by [ParseKeys] or [NewKey]. A [Codec] has one current key, used for
 // every new code, and up to three older ones:
 //
 //   - a ULID code carries its key ID, so [Codec.OpenULID] picks the key
@@ -29,18 +29,21 @@
 //     current first, for the lookup to decide (WHERE id = ANY($1)): each
 //     older key costs one more decryption and one more index probe.
 //
-// Keys come from bytes: a file or an environment variable. The package
-// never prints, logs or formats them, and decoding needs no SQL: keep the
-// key out of query text (and so out of logs and pg_stat_statements) by
-// decoding in Go.
+// Keys come from bytes: a file or an environment variable. A Key or a
+// Codec printed (any fmt verb, or inside a struct), logged (log/slog) or
+// encoded (JSON, XML, text) shows key IDs, never a secret; gob refuses a
+// Key. Decoding needs no SQL: keep the key out of query text (and so out
+// of logs and pg_stat_statements) by decoding in Go.
 package opaque
 
 import (
+	"bytes"
 	"crypto/aes"
 	"crypto/cipher"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -58,26 +61,122 @@ var (
 	ErrUnknownKey = errors.New("opaque: unknown key")
 	// ErrNoCodec: a Public value with no Codec was marshalled or filled.
 	ErrNoCodec = errors.New("opaque: no codec")
+	// ErrKeyEncoding: a Key was to be gob-encoded, or decoded from JSON,
+	// XML, text or gob; its secret is never written or read that way.
+	ErrKeyEncoding = errors.New("opaque: keys are not encoded")
 )
 
 // MaxKeys is how many keys a Codec holds: the current one and three older.
 const MaxKeys = 4
 
-// Key is a secret for a [Codec]. Its Secret is never printed: Key has a
-// String and a GoString method that show only its ID.
+// Key is a secret for a [Codec]: an ID from 0 to 3 and 16, 24 or 32 secret
+// bytes. Make one with [NewKey] or [ParseKeys]; the zero Key is no key.
+//
+// The secret cannot be printed, logged or encoded: it sits behind an
+// unexported pointer, where fmt (which shows unexported fields without
+// calling their methods) and reflection-based encoders do not reach, and
+// every way a Key shows itself names only its ID: String, Format (all fmt
+// verbs), MarshalText, MarshalJSON ({"id":1}) and LogValue. GobEncode
+// refuses with [ErrKeyEncoding], and a Key is never decoded from JSON, XML,
+// text or gob: keys come from [ParseKeys] (a key file or an environment
+// variable) or [NewKey]. Keys compare equal only when copied from the same
+// NewKey or ParseKeys result.
 type Key struct {
-	// ID, 0 to 3, is written into every ULID code made with this key. Keep
-	// it with the secret for as long as codes made with it must resolve.
-	ID uint8
-	// Secret is 16, 24 or 32 bytes: AES-128, AES-192 or AES-256.
-	Secret []byte
+	s *keySecret
+}
+
+// keySecret is what a Key points to. The secret is one pointer further:
+// fmt's error form for a wrong verb (%!s(*opaque.keySecret=&{...})) shows
+// the fields of the struct a pointer points to, but not what they point
+// to in turn.
+type keySecret struct {
+	id     uint8
+	secret *[]byte
+}
+
+// NewKey returns the key id with secret (copied). [NewCodec] checks it:
+// the ID 0 to 3, the secret 16, 24 or 32 bytes.
+func NewKey(id uint8, secret []byte) Key {
+	return keyOf(id, bytes.Clone(secret))
+}
+
+func keyOf(id uint8, secret []byte) Key {
+	return Key{&keySecret{id: id, secret: &secret}}
+}
+
+// ID returns k's ID, which is written into every ULID code made with k.
+// Keep it with the secret for as long as codes made with it must resolve.
+// The zero Key's ID is 0.
+func (k Key) ID() uint8 {
+	if k.s == nil {
+		return 0
+	}
+	return k.s.id
+}
+
+// String returns "opaque.Key{ID: 1, Secret: 32 bytes}" ("opaque.Key{}"
+// for the zero Key), never the secret.
+func (k Key) String() string {
+	if k.s == nil {
+		return "opaque.Key{}"
+	}
+	return "opaque.Key{ID: " + strconv.Itoa(int(k.s.id)) + ", Secret: " + strconv.Itoa(len(*k.s.secret)) + " bytes}"
+}
+
+// GoString is String.
+func (k Key) GoString() string { return k.String() }
+
+// Format writes String for every verb (quoted for %q), with the width and
+// flags given, so no verb (%x, %d, %+v...) shows the secret.
+func (k Key) Format(f fmt.State, verb rune) {
+	if verb != 'q' {
+		verb = 's'
+	}
+	fmt.Fprintf(f, fmt.FormatString(f, verb), k.String())
+}
+
+// MarshalText returns String: the ID, not the secret.
+func (k Key) MarshalText() ([]byte, error) { return []byte(k.String()), nil }
+
+// MarshalJSON returns {"id":N}, or null for the zero Key: never the secret.
+func (k Key) MarshalJSON() ([]byte, error) {
+	if k.s == nil {
+		return []byte("null"), nil
+	}
+	return []byte(`{"id":` + strconv.Itoa(int(k.s.id)) + `}`), nil
+}
+
+// LogValue shows the key's ID (id=1) to log/slog, never the secret.
+func (k Key) LogValue() slog.Value {
+	if k.s == nil {
+		return slog.StringValue(k.String())
+	}
+	return slog.GroupValue(slog.Int("id", int(k.s.id)))
+}
+
+// GobEncode refuses with [ErrKeyEncoding]: a Key with only its ID would
+// decode to no key, and the secret is not written to encoded data.
+func (k Key) GobEncode() ([]byte, error) { return nil, keyEncodingError("encoded with gob") }
+
+// GobDecode refuses with [ErrKeyEncoding].
+func (k *Key) GobDecode([]byte) error { return keyEncodingError("decoded from gob") }
+
+// UnmarshalText refuses with [ErrKeyEncoding] (a key is not read from
+// XML, text or configuration formats).
+func (k *Key) UnmarshalText([]byte) error { return keyEncodingError("read from text") }
+
+// UnmarshalJSON refuses with [ErrKeyEncoding].
+func (k *Key) UnmarshalJSON([]byte) error { return keyEncodingError("read from JSON") }
+
+func keyEncodingError(what string) error {
+	return fmt.Errorf("%w: a Key is not %s, so that its secret stays out of encoded data; read keys with opaque.ParseKeys from a key file or an environment variable", ErrKeyEncoding, what)
 }
 
 // String shows c's key IDs, current first, never a secret.
 func (c *Codec) String() string {
 	var b strings.Builder
 	b.WriteString("opaque.Codec{keys:")
-	for i, s := range c.order {
+	for i, s := range c.keyStates() {
 		b.WriteString(" " + strconv.Itoa(int(s.id)))
 		if i == 0 {
 			b.WriteString(" (current)")
@@ -89,20 +188,26 @@ func (c *Codec) String() string {
 // GoString is String.
 func (c *Codec) GoString() string { return c.String() }
 
-// String returns "opaque.Key{ID: 1, Secret: 32 bytes}", never the secret.
-func (k Key) String() string {
-	return "opaque.Key{ID: " + strconv.Itoa(int(k.ID)) + ", Secret: " + strconv.Itoa(len(k.Secret)) + " bytes}"
-}
-
-// GoString is String, so %#v does not print the secret either.
-func (k Key) GoString() string { return k.String() }
-
 // Codec makes and reads public codes with its keys. It is safe for
 // concurrent use; build one at start-up and share it.
 type Codec struct {
+	// The keys sit behind a pointer, so that fmt's error form for a wrong
+	// verb on a Codec value shows addresses, not key material.
+	*codecKeys
+}
+
+type codecKeys struct {
 	current *keyState
 	byID    [MaxKeys]*keyState
 	order   []*keyState // current first, then older in the order given
+}
+
+// keyStates returns c.order, nil for the zero Codec.
+func (c *Codec) keyStates() []*keyState {
+	if c == nil || c.codecKeys == nil {
+		return nil
+	}
+	return c.order
 }
 
 // keyState is a key's expanded AES schedule and FF1's constant first
@@ -119,27 +224,31 @@ func NewCodec(current Key, older ...Key) (*Codec, error) {
 	if len(older) >= MaxKeys {
 		return nil, fmt.Errorf("%w: %d keys, at most %d", ErrKey, len(older)+1, MaxKeys)
 	}
-	c := &Codec{}
-	for i, k := range append([]Key{current}, older...) {
-		if k.ID >= MaxKeys {
-			return nil, fmt.Errorf("%w: key ID %d, want 0 to %d", ErrKey, k.ID, MaxKeys-1)
+	c := &Codec{&codecKeys{}}
+	for i, key := range append([]Key{current}, older...) {
+		k := key.s
+		if k == nil {
+			return nil, fmt.Errorf("%w: key %d of %d is the zero Key: make keys with opaque.NewKey or opaque.ParseKeys", ErrKey, i+1, len(older)+1)
 		}
-		if c.byID[k.ID] != nil {
-			return nil, fmt.Errorf("%w: two keys with ID %d", ErrKey, k.ID)
+		if k.id >= MaxKeys {
+			return nil, fmt.Errorf("%w: key ID %d, want 0 to %d", ErrKey, k.id, MaxKeys-1)
 		}
-		switch len(k.Secret) {
+		if c.byID[k.id] != nil {
+			return nil, fmt.Errorf("%w: two keys with ID %d", ErrKey, k.id)
+		}
+		switch len(*k.secret) {
 		case 16, 24, 32:
 		default:
-			return nil, fmt.Errorf("%w: key %d has %d bytes, want 16, 24 or 32", ErrKey, k.ID, len(k.Secret))
+			return nil, fmt.Errorf("%w: key %d has %d bytes, want 16, 24 or 32", ErrKey, k.id, len(*k.secret))
 		}
-		block, err := aes.NewCipher(k.Secret)
+		block, err := aes.NewCipher(*k.secret)
 		if err != nil {
-			return nil, fmt.Errorf("%w: key %d: %v", ErrKey, k.ID, err)
+			return nil, fmt.Errorf("%w: key %d: %v", ErrKey, k.id, err)
 		}
-		s := &keyState{id: k.ID, block: block}
+		s := &keyState{id: k.id, block: block}
 		p := ff1P()
 		block.Encrypt(s.p[:], p[:])
-		c.byID[k.ID] = s
+		c.byID[k.id] = s
 		c.order = append(c.order, s)
 		if i == 0 {
 			c.current = s
@@ -150,8 +259,8 @@ func NewCodec(current Key, older ...Key) (*Codec, error) {
 
 // KeyIDs returns the IDs of c's keys, current first.
 func (c *Codec) KeyIDs() []uint8 {
-	ids := make([]uint8, len(c.order))
-	for i, s := range c.order {
+	ids := make([]uint8, len(c.keyStates()))
+	for i, s := range c.keyStates() {
 		ids[i] = s.id
 	}
 	return ids
@@ -232,7 +341,7 @@ func ParseKeys(text string) (current Key, older []Key, err error) {
 		if herr != nil {
 			return Key{}, nil, fmt.Errorf("%w: line %d: %v", ErrKey, n+1, herr)
 		}
-		keys = append(keys, Key{ID: uint8(v), Secret: b})
+		keys = append(keys, keyOf(uint8(v), b))
 	}
 	if len(keys) == 0 {
 		return Key{}, nil, fmt.Errorf("%w: no key (want lines of ID:hex)", ErrKey)

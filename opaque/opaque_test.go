@@ -20,7 +20,7 @@ func newKey(t testing.TB, id uint8, size int) Key {
 	if _, err := rand.Read(b); err != nil {
 		t.Fatal(err)
 	}
-	return Key{ID: id, Secret: b}
+	return NewKey(id, b)
 }
 
 func mustCodec(t testing.TB, current Key, older ...Key) *Codec {
@@ -171,14 +171,17 @@ func TestBadInput(t *testing.T) {
 }
 
 func TestKeys(t *testing.T) {
-	k := newKey(t, 0, 32)
+	secret := make([]byte, 32)
+	rand.Read(secret)
+	k := NewKey(0, secret)
 	for _, bad := range []struct {
 		keys []Key
 		msg  string
 	}{
-		{[]Key{{ID: 0, Secret: make([]byte, 15)}}, "key 0 has 15 bytes, want 16, 24 or 32"},
-		{[]Key{{ID: 4, Secret: k.Secret}}, "key ID 4, want 0 to 3"},
-		{[]Key{k, {ID: 0, Secret: k.Secret}}, "two keys with ID 0"},
+		{[]Key{NewKey(0, make([]byte, 15))}, "key 0 has 15 bytes, want 16, 24 or 32"},
+		{[]Key{NewKey(4, secret)}, "key ID 4, want 0 to 3"},
+		{[]Key{k, NewKey(0, secret)}, "two keys with ID 0"},
+		{[]Key{k, {}}, "key 2 of 2 is the zero Key: make keys with opaque.NewKey"},
 		{[]Key{k, newKey(t, 1, 16), newKey(t, 2, 16), newKey(t, 3, 16), newKey(t, 3, 16)}, "5 keys, at most 4"},
 	} {
 		_, err := NewCodec(bad.keys[0], bad.keys[1:]...)
@@ -188,9 +191,9 @@ func TestKeys(t *testing.T) {
 	}
 	// The secret is never printed, whatever the verb.
 	c := mustCodec(t, k)
-	secretHex := hex.EncodeToString(k.Secret)
+	secretHex := hex.EncodeToString(secret)
 	for _, s := range []string{fmt.Sprint(k), fmt.Sprintf("%+v %#v %v %#v", k, k, c, c), fmt.Sprint([]Key{k})} {
-		if strings.Contains(strings.ToLower(s), secretHex[:8]) || bytes.Contains([]byte(s), k.Secret[:4]) {
+		if strings.Contains(strings.ToLower(s), secretHex[:8]) || bytes.Contains([]byte(s), secret[:4]) {
 			t.Errorf("the secret shows in %q", s)
 		}
 	}
@@ -200,7 +203,7 @@ func TestKeys(t *testing.T) {
 
 	text := "# keys\n1:" + secretHex + "\n\n0 " + strings.Repeat("ab", 16) + "\n"
 	cur, older, err := ParseKeys(text)
-	if err != nil || cur.ID != 1 || !bytes.Equal(cur.Secret, k.Secret) || len(older) != 1 || older[0].ID != 0 {
+	if err != nil || cur.ID() != 1 || !bytes.Equal(*cur.s.secret, secret) || len(older) != 1 || older[0].ID() != 0 {
 		t.Fatalf("ParseKeys: %v %v %v", cur, older, err)
 	}
 	for _, bad := range []struct{ text, msg string }{

@@ -15,7 +15,7 @@ import (
 // random source their results are the same on every run, so a bound a few
 // standard deviations wide cannot fail by chance one run in a hundred.
 func fixedKey(id uint8) Key {
-	return Key{ID: id, Secret: []byte("pgid opaque statistics key, 32B!")}
+	return NewKey(id, []byte("pgid opaque statistics key, 32B!"))
 }
 
 // skipUnderRace skips the statistical tests in the race detector's run

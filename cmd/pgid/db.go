@@ -446,7 +446,7 @@ func demoCodec(getenv func(string) string) (*opaque.Codec, string, error) {
 	if _, err := rand.Read(secret); err != nil {
 		return nil, "", err
 	}
-	c, err := opaque.NewCodec(opaque.Key{ID: 0, Secret: secret})
+	c, err := opaque.NewCodec(opaque.NewKey(0, secret))
 	return c, "a random key for this run; a service reads its own, see pgid new-key", err
 }
 

@@ -5,10 +5,13 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/pgid/pgid/objectidtype"
@@ -20,23 +23,23 @@ import (
 // given, in the key file's format.
 const envKeys = "PGID_OPAQUE_KEYS"
 
-// loadCodec reads the keys from path, or from $PGID_OPAQUE_KEYS. A key
-// file others may read is refused, as ssh refuses such a private key.
+// errKeyFile: a key file refused before reading it (a symbolic link, not
+// a regular file, readable by others or too large).
+var errKeyFile = errors.New("key file refused")
+
+// maxKeyFileSize bounds a key file: four keys of 64 hex digits take under
+// 300 bytes; the rest leaves room for comments.
+const maxKeyFileSize = 64 << 10
+
+// loadCodec reads the keys from path, or from $PGID_OPAQUE_KEYS.
 // Nothing of a key's text ever reaches an error message.
 func loadCodec(e *env, path string) (*opaque.Codec, error) {
 	var text string
 	switch {
 	case path != "":
-		fi, err := os.Stat(path)
+		b, err := readKeyFile(path)
 		if err != nil {
-			return nil, usageError{err}
-		}
-		if fi.Mode().Perm()&0o077 != 0 {
-			return nil, usagef("key file %s is readable by others (mode %04o): chmod 600 %s", path, fi.Mode().Perm(), path)
-		}
-		b, err := os.ReadFile(path)
-		if err != nil {
-			return nil, usageError{err}
+			return nil, err
 		}
 		text = string(b)
 	case e.getenv(envKeys) != "":
@@ -56,6 +59,72 @@ func loadCodec(e *env, path string) (*opaque.Codec, error) {
 		where = path
 	}
 	return nil, usagef("%s: %v", where, err)
+}
+
+// readKeyFile reads a key file, and checks the file it reads: it opens
+// path once, without following a symbolic link (openKeyFile), and checks
+// the open file, so that no one who can write the file's directory can
+// swap in another file between the check and the read. It refuses, with
+// [errKeyFile], a file that is not a regular file (a FIFO would block, a
+// device never end), one others may read (as ssh refuses such a private
+// key) and one over maxKeyFileSize, which it reads no further than that.
+func readKeyFile(path string) ([]byte, error) {
+	f, err := openKeyFile(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, usageError{err}
+	}
+	switch {
+	case !fi.Mode().IsRegular():
+		return nil, usagef("%w: %s is not a regular file but %s: give a file of lines ID:hex (make one with: pgid new-key > FILE)", errKeyFile, path, fileKind(fi.Mode()))
+	case fi.Mode().Perm()&0o077 != 0:
+		return nil, usagef("%w: %s is readable by others (mode %04o): chmod 600 %s", errKeyFile, path, fi.Mode().Perm(), path)
+	case fi.Size() > maxKeyFileSize:
+		return nil, keyFileSizeError(path, strconv.FormatInt(fi.Size(), 10))
+	}
+	b, err := io.ReadAll(io.LimitReader(f, maxKeyFileSize+1))
+	if err != nil {
+		return nil, usageError{err}
+	}
+	if len(b) > maxKeyFileSize { // it grew since Stat
+		return nil, keyFileSizeError(path, "more than "+strconv.Itoa(maxKeyFileSize))
+	}
+	return b, nil
+}
+
+func keyFileSizeError(path, size string) error {
+	return usagef("%w: %s has %s bytes; a key file has at most %d (lines of ID:hex, a few hundred bytes): is it the right file?", errKeyFile, path, size, maxKeyFileSize)
+}
+
+// fileKind names the type of a file that is not a regular file.
+func fileKind(m os.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&os.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&os.ModeSocket != 0:
+		return "a socket"
+	case m&os.ModeDevice != 0:
+		return "a device"
+	}
+	return "of type " + m.Type().String()
+}
+
+// symlinkError is the error for a key file that is a symbolic link.
+func symlinkError(path string) error {
+	to, err := os.Readlink(path)
+	if err != nil { // swapped again since
+		return usagef("%w: %s is a symbolic link: give --key-file the file it points to (a link could be swapped between the check of the file and the read)", errKeyFile, path)
+	}
+	if !filepath.IsAbs(to) {
+		to = filepath.Join(filepath.Dir(path), to)
+	}
+	return usagef("%w: %s is a symbolic link (to %s): give --key-file %s, the file itself (a link could be swapped between the check of the file and the read)", errKeyFile, path, to, to)
 }
 
 // looksLikeCode reports whether a has the length and alphabet of a public

@@ -4,13 +4,16 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/pgid/pgid/objectidtype"
+	"github.com/pgid/pgid/opaque"
 	"github.com/pgid/pgid/ulidtype"
 )
 
@@ -122,5 +125,132 @@ func TestSealOpen(t *testing.T) {
 		if strings.Contains(out+errOut, secret[:16]) {
 			t.Errorf("%v: the secret shows in the output", c.args)
 		}
+	}
+}
+
+// TestKeyFileSwap: a user who can write the key file's directory swaps the
+// path, again and again, between the real key file and a symbolic link to
+// their own world-readable key while pgid reads the keys: pgid refuses the
+// link or reads the real key, and never seals with the other key.
+func TestKeyFileSwap(t *testing.T) {
+	dir := t.TempDir()
+	mine, theirs := "0:"+strings.Repeat("11", 32)+"\n", "0:"+strings.Repeat("22", 32)+"\n"
+	real, attacker, path := filepath.Join(dir, "real"), filepath.Join(dir, "attacker"), filepath.Join(dir, "keys")
+	if err := os.WriteFile(real, []byte(mine), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(attacker, []byte(theirs), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(attacker, 0o644) // whatever the umask
+	if err := os.Symlink(attacker, filepath.Join(dir, "probe")); err != nil {
+		t.Skipf("no symbolic links here: %v", err)
+	}
+	if err := os.Link(real, path); err != nil {
+		t.Skipf("no hard links here: %v", err)
+	}
+	codeUnder := func(text string) string {
+		cur, _, err := opaque.ParseKeys(text)
+		c, err2 := opaque.NewCodec(cur)
+		if err != nil || err2 != nil {
+			t.Fatal(err, err2)
+		}
+		return c.ULIDCode(ulidtype.ULID{})
+	}
+	myCode, theirCode := codeUnder(mine), codeUnder(theirs)
+
+	var stop atomic.Bool
+	done, swapping := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		link, sym := filepath.Join(dir, "link"), filepath.Join(dir, "sym")
+		for n := 0; !stop.Load(); n++ {
+			os.Link(real, link)
+			os.Rename(link, path)
+			os.Symlink(attacker, sym)
+			os.Rename(sym, path)
+			if n == 0 {
+				close(swapping)
+			}
+		}
+	}()
+	defer func() { stop.Store(true); <-done }()
+	<-swapping
+
+	// At least 4,000 reads, and on until both the real key and the link
+	// have been read 200 times each (or a million reads).
+	e := &env{getenv: func(string) string { return "" }}
+	var readMine, refused int
+	var other []error
+	for i := 0; i < 4000 || (readMine < 200 || refused < 200) && i < 1e6; i++ {
+		c, err := loadCodec(e, path)
+		switch {
+		case err != nil && errors.Is(err, errKeyFile) && strings.Contains(err.Error(), "is a symbolic link"):
+			refused++
+		case err != nil:
+			other = append(other, err)
+		case c.ULIDCode(ulidtype.ULID{}) == theirCode:
+			t.Fatalf("read %d (after %d of the real key, %d refused): sealed with the key the link points to", i, readMine, refused)
+		case c.ULIDCode(ulidtype.ULID{}) == myCode:
+			readMine++
+		default:
+			t.Fatalf("read %d: a codec with neither key", i)
+		}
+	}
+	if len(other) > 0 {
+		t.Errorf("%d reads failed otherwise, e.g. %v", len(other), other[0])
+	}
+	if readMine < 200 || refused < 200 {
+		t.Errorf("%d reads of the real key, %d refused: the swap did not interleave with the reads", readMine, refused)
+	}
+}
+
+// TestKeyFileRefused: a key file that is a symbolic link, not a regular
+// file, too large or readable by others is refused, quickly and with a
+// message that says what to do; none of its content is read.
+func TestKeyFileRefused(t *testing.T) {
+	dir := t.TempDir()
+	keyLine := "1:" + strings.Repeat("ab", 32) + "\n"
+	good := filepath.Join(dir, "good")
+	if err := os.WriteFile(good, []byte(keyLine), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	loose := filepath.Join(dir, "loose")
+	os.WriteFile(loose, []byte(keyLine), 0o644)
+	os.Chmod(loose, 0o644)
+	// 3 GiB, sparse: nothing of it is on disk, and nothing may be read.
+	huge := filepath.Join(dir, "huge")
+	f, err := os.OpenFile(huge, os.O_CREATE|os.O_WRONLY, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Truncate(3 << 30); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	long := filepath.Join(dir, "long")
+	os.WriteFile(long, []byte(keyLine+"#"+strings.Repeat("x", maxKeyFileSize)+"\n"), 0o600)
+
+	cases := []struct{ path, want string }{
+		{dir, "is not a regular file"},
+		{huge, "has 3221225472 bytes; a key file has at most 65536"},
+		{long, "has 65605 bytes; a key file has at most 65536"},
+		{loose, "readable by others (mode 0644): chmod 600"},
+	}
+	link := filepath.Join(dir, "link")
+	if err := os.Symlink(good, link); err == nil {
+		cases = append(cases, struct{ path, want string }{link, "is a symbolic link (to " + good + "): give --key-file " + good})
+	}
+	for _, c := range cases {
+		code, out, errOut := cli(t, "", nil, "seal", "--key-file", c.path, ulidtype.New().String())
+		if code != 2 || !strings.Contains(errOut, c.want) || out != "" {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q; want 2 and %q", filepath.Base(c.path), code, out, errOut, c.want)
+		}
+		if _, err := loadCodec(&env{getenv: func(string) string { return "" }}, c.path); !errors.Is(err, errKeyFile) {
+			t.Errorf("%s: %v, want errKeyFile", filepath.Base(c.path), err)
+		}
+	}
+	if code, _, errOut := cli(t, "", nil, "seal", "--key-file", good, ulidtype.New().String()); code != 0 {
+		t.Errorf("a good key file: %d %s", code, errOut)
 	}
 }
