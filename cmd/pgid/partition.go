@@ -90,11 +90,12 @@ func cmdPartitionEnsure(ctx context.Context, e *env, args []string) error {
 	}
 	defer conn.Close(context.Background())
 	r, err := partition.Ensure(ctx, conn, plan)
-	if err != nil && !errors.Is(err, partition.ErrKept) {
+	if err != nil && !errors.Is(err, partition.ErrKept) && !errors.Is(err, partition.ErrRangeEnd) {
 		return err
 	}
-	// What was done is printed also when some partitions were kept; the
-	// exit status is then 1, with the server's DETAIL and HINT in err.
+	// What was done is printed also when some partitions were kept or the
+	// plan reached the last time the IDs can hold; the exit status is then
+	// 1, with the server's DETAIL and HINT in err.
 	if err == nil && r.Default.Rows > 0 {
 		err = fmt.Errorf("the DEFAULT partition %s holds %d rows made from %s to %s: their partitions were missing when they came; "+
 			"retention never touches them and they block creating their range (docs/PARTITIONING.md, \"Rows in the DEFAULT partition\")",
