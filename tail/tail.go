@@ -66,6 +66,19 @@ var (
 	ErrKind = errors.New("tail: id column is not of the Tailer's ID type")
 	// ErrConfig: a Config or argument is invalid.
 	ErrConfig = errors.New("tail: invalid configuration")
+	// ErrUnsafe: the table's triggers no longer check every row: pgid's
+	// trigger is disabled, not ENABLE ALWAYS, missing on a partition or
+	// out of date, or another BEFORE trigger fires after it (SQLSTATE
+	// PGI23). The message names the relation and trigger; the table's
+	// owner fixes it (pgid.tail_enable again, or rename or drop the other
+	// trigger) and the Tailer can go on.
+	ErrUnsafe = errors.New("tail: the table's setup no longer checks every row")
+	// ErrBelowCursor: rows that no check saw may lie at or below the
+	// Tailer's cursor: a partition was attached holding such rows, or
+	// pgid's trigger was altered (disabled and enabled, replaced) since
+	// the last read. The Tailer returns it from then on; decide where to
+	// resume (a new Tailer from an older cursor re-delivers rows).
+	ErrBelowCursor = errors.New("tail: rows may have been written below the cursor")
 )
 
 // SQLSTATEs of the SQL functions in migrations/functions/08_tail.sql.
