@@ -305,3 +305,128 @@ func TestTailDDLRoutine(t *testing.T) {
 		},
 	})
 }
+
+// pgid.tail_config (every Tailer read calls it, through pgid.tail_poll)
+// refuses, with SQLSTATE PGI23 and a message naming the relation and the
+// trigger, each setup that lets a row pass unchecked; pgid.tail_enable
+// repairs what it can and changes nothing when all is right.
+func TestTailConfigChecks(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	conn := connect(t, newDB(t, true), pgx.QueryExecModeCacheStatement)
+	mustExec(t, conn, `CREATE TABLE ev (id pgid.ulid PRIMARY KEY, n int);
+		CREATE TABLE pt (id pgid.ulid PRIMARY KEY, n int) PARTITION BY RANGE (id);
+		CREATE TABLE pt_a PARTITION OF pt FOR VALUES FROM (MINVALUE) TO (MAXVALUE);
+		CREATE FUNCTION noop() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN NEW; END $$`)
+	for _, tbl := range []string{"ev", "pt"} {
+		if err := tail.Enable(ctx, conn, tbl, time.Second); err != nil {
+			t.Fatal(err)
+		}
+	}
+	config := func(tbl string) error {
+		_, err := conn.Exec(ctx, "SELECT * FROM pgid.tail_config($1::regclass)", tbl)
+		return err
+	}
+	xmins := func() string {
+		var s string
+		if err := conn.QueryRow(ctx, "SELECT string_agg(tgrelid::regclass::text || tgname || xmin::text, ',' ORDER BY 1) FROM pg_trigger WHERE tgname LIKE 'zzz_pgid_tail%'").Scan(&s); err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	before := xmins()
+	for _, tbl := range []string{"ev", "pt"} {
+		if err := config(tbl); err != nil {
+			t.Fatalf("%s: %v", tbl, err)
+		}
+		if err := tail.Enable(ctx, conn, tbl, time.Second); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if after := xmins(); after != before {
+		t.Errorf("tail_enable with the same lead changed the triggers:\n%s\n%s", before, after)
+	}
+	cases := []struct {
+		table, break_, fix string
+		names              []string // in the message
+	}{
+		{"ev", "ALTER TABLE ev DISABLE TRIGGER zzz_pgid_tail", "", []string{"zzz_pgid_tail on public.ev is disabled"}},
+		{"ev", "ALTER TABLE ev DISABLE TRIGGER zzz_pgid_tail_update", "", []string{"zzz_pgid_tail_update on public.ev is disabled"}},
+		{"ev", "ALTER TABLE ev ENABLE TRIGGER zzz_pgid_tail", "", []string{"zzz_pgid_tail on public.ev is not ENABLE ALWAYS", "replica"}},
+		{"ev", "ALTER TABLE ev ENABLE REPLICA TRIGGER zzz_pgid_tail_update", "", []string{"zzz_pgid_tail_update on public.ev is not ENABLE ALWAYS", "origin"}},
+		{"pt", "ALTER TABLE pt_a DISABLE TRIGGER zzz_pgid_tail", "", []string{"zzz_pgid_tail on public.pt_a (in the tree of public.pt) is disabled"}},
+		{"ev", "CREATE OR REPLACE TRIGGER zzz_pgid_tail BEFORE INSERT ON ev FOR EACH ROW WHEN (false) EXECUTE FUNCTION pgid.tail_guard_ulid('1')", "",
+			[]string{"zzz_pgid_tail on public.ev is not the one pgid.tail_enable makes"}},
+		{"ev", "CREATE OR REPLACE TRIGGER zzz_pgid_tail_update BEFORE UPDATE ON ev FOR EACH ROW EXECUTE FUNCTION pgid.tail_guard_ulid('1')", "",
+			[]string{"zzz_pgid_tail_update on public.ev is not the one pgid.tail_enable makes"}},
+		// Bytewise: 'zzz_pgid_tail_' < 'zzz_pgid_tailx', and 'Z' < 'z'.
+		{"ev", "CREATE TRIGGER zzz_pgid_tailx BEFORE INSERT ON ev FOR EACH ROW EXECUTE FUNCTION noop()", "DROP TRIGGER zzz_pgid_tailx ON ev",
+			[]string{"zzz_pgid_tailx on public.ev fires after zzz_pgid_tail"}},
+		{"ev", "CREATE TRIGGER zzz_pgid_tail_zz BEFORE UPDATE ON ev FOR EACH ROW EXECUTE FUNCTION noop()", "DROP TRIGGER zzz_pgid_tail_zz ON ev",
+			[]string{"zzz_pgid_tail_zz on public.ev fires after zzz_pgid_tail_update"}},
+		{"pt", "CREATE TRIGGER zzzz BEFORE INSERT ON pt_a FOR EACH ROW EXECUTE FUNCTION noop()", "DROP TRIGGER zzzz ON pt_a",
+			[]string{"zzzz on public.pt_a (in the tree of public.pt) fires after zzz_pgid_tail"}},
+		// The update trigger of pgid before issue 26 (UPDATE OF id), with
+		// another BEFORE UPDATE trigger that may change the id.
+		{"ev", `CREATE OR REPLACE TRIGGER zzz_pgid_tail_update BEFORE UPDATE OF id ON ev FOR EACH ROW WHEN (OLD.id IS DISTINCT FROM NEW.id)
+			EXECUTE FUNCTION pgid.tail_guard_ulid('1'); ALTER TABLE ev ENABLE ALWAYS TRIGGER zzz_pgid_tail_update;
+			CREATE TRIGGER a_move BEFORE UPDATE ON ev FOR EACH ROW EXECUTE FUNCTION noop()`, "DROP TRIGGER a_move ON ev",
+			[]string{"zzz_pgid_tail_update on public.ev fires only on UPDATE OF id", "trigger a_move may change the id"}},
+		// An inheritance child: its rows are the table's too, and
+		// tail_enable on the table does not reach it.
+		{"ev", "CREATE TABLE ev_child () INHERITS (ev)", "DROP TABLE ev_child", []string{"public.ev_child (in the tree of public.ev) has no trigger zzz_pgid_tail"}},
+	}
+	for _, c := range cases {
+		mustExec(t, conn, c.break_)
+		err := config(c.table)
+		var pe *pgconn.PgError
+		if !errors.As(err, &pe) || pe.Code != tail.CodeUnsafe {
+			t.Errorf("after %q: %v, want SQLSTATE %s", c.break_, err, tail.CodeUnsafe)
+		} else {
+			for _, n := range c.names {
+				if !strings.Contains(pe.Message, n) {
+					t.Errorf("after %q: message %q does not say %q", c.break_, pe.Message, n)
+				}
+			}
+			if pe.Hint == "" || pe.Detail == "" {
+				t.Errorf("after %q: no hint or detail", c.break_)
+			}
+		}
+		// Through the package: ErrUnsafe.
+		tl, err := tail.New(conn, tail.Config[ulidtype.ULID]{Table: c.table})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tl.Next(ctx); !errors.Is(err, tail.ErrUnsafe) {
+			t.Errorf("after %q: Next: %v, want ErrUnsafe", c.break_, err)
+		}
+		if c.fix != "" {
+			mustExec(t, conn, c.fix)
+		}
+		if err := tail.Enable(ctx, conn, c.table, time.Second); err != nil {
+			t.Errorf("after %q: Enable: %v", c.break_, err)
+		}
+		if err := config(c.table); err != nil {
+			t.Errorf("after %q and Enable: %v", c.break_, err)
+		}
+	}
+	// The old update trigger alone is accepted (nothing can change the id
+	// behind it), and tail_enable replaces it.
+	mustExec(t, conn, `CREATE OR REPLACE TRIGGER zzz_pgid_tail_update BEFORE UPDATE OF id ON ev FOR EACH ROW WHEN (OLD.id IS DISTINCT FROM NEW.id)
+		EXECUTE FUNCTION pgid.tail_guard_ulid('1'); ALTER TABLE ev ENABLE ALWAYS TRIGGER zzz_pgid_tail_update`)
+	if err := config("ev"); err != nil {
+		t.Errorf("old update trigger alone: %v", err)
+	}
+	if err := tail.Enable(ctx, conn, "ev", time.Second); err != nil {
+		t.Fatal(err)
+	}
+	var cols string
+	if err := conn.QueryRow(ctx, "SELECT tgattr::text FROM pg_trigger WHERE tgrelid = 'ev'::regclass AND tgname = 'zzz_pgid_tail_update'").Scan(&cols); err != nil || cols != "" {
+		t.Errorf("after tail_enable: update trigger on columns %q (%v), want every UPDATE", cols, err)
+	}
+	// tail_enable refuses what it cannot repair.
+	mustExec(t, conn, "CREATE TRIGGER zzzz BEFORE INSERT ON ev FOR EACH ROW EXECUTE FUNCTION noop()")
+	if err := tail.Enable(ctx, conn, "ev", 2*time.Second); !errors.Is(err, tail.ErrUnsafe) || !strings.Contains(err.Error(), "zzzz") {
+		t.Errorf("Enable with a trigger after pgid's: %v, want ErrUnsafe naming zzzz", err)
+	}
+}

