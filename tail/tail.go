@@ -22,6 +22,13 @@
 //     that will ever commit has committed before the next statement, which
 //     reads "id > cursor AND id < MinAt(horizon)" in ID order.
 //
+// Every horizon also checks the table's setup, since DDL by its owner can let
+// rows past the trigger: pgid's triggers disabled, missing on a partition or
+// out of date, or another BEFORE trigger firing after them, are refused
+// ([ErrUnsafe]); a partition attached holding rows at or below the cursor,
+// or pgid's triggers changed between two reads, stop the Tailer for good
+// ([ErrBelowCursor]). Reads return rows only from the partitions checked.
+//
 // The lag from commit to delivery is therefore at least the lead (plus the
 // polling interval), and a transaction that holds an xid for long holds the
 // horizon at its start for as long. A new [Tailer] cannot bound the
@@ -150,8 +157,11 @@ func minAt[K ID](t time.Time) K {
 // by its id column (uuid or bytea, or the domains pgid.ulid and
 // pgid.objectid): a trigger refuses rows whose ID is older than the
 // database clock at INSERT minus maxLead (SQLSTATE PGI20, [ErrTooOld]).
-// Called again, it changes the lead; stop the table's Tailers while raising
-// it. maxLead must cover the time between making an ID and inserting it,
+// Called again, it repairs the triggers (on every partition) and changes the
+// lead; running Tailers then stop with [ErrBelowCursor], so stop them first
+// and restart them from their cursors. With the lead and triggers already
+// as asked, it changes nothing. It refuses ([ErrUnsafe]) a table with
+// another BEFORE row trigger that would fire after pgid's. maxLead must cover the time between making an ID and inserting it,
 // plus how far the service's clock may run behind the database's; it is
 // also the least lag of every reader. Run as the table's owner.
 func Enable[D DB](ctx context.Context, db D, table string, maxLead time.Duration) error {
@@ -283,7 +293,10 @@ func (t *Tailer[K]) Horizon() time.Time { return t.safe }
 // Next reads the next batch: at most Config.Batch rows after the cursor, in
 // ID order, each committed and each delivered once by this Tailer, and
 // moves the cursor to the last one. It returns no rows (and no error) when
-// nothing new is safe to read yet.
+// nothing new is safe to read yet, also while another session commits DDL
+// that changes the table's partitions. It returns [ErrUnsafe] while the
+// table's setup does not check every row, and [ErrBelowCursor], from then
+// on, once rows may have been written below the cursor unchecked.
 func (t *Tailer[K]) Next(ctx context.Context) ([]Row[K], error) {
 	var rows []Row[K]
 	err := t.conn(ctx, func(c *pgx.Conn) error {
