@@ -23,8 +23,8 @@ import (
 
 // tailDDLCase is one run: the table, the DDL and what the Tailer must do.
 type tailDDLCase struct {
-	create string // CREATE TABLE ev ...; {cut} is the SQL of the ULID an hour ago
-	during func(ctx context.Context, owner *pgx.Conn, h *tailHook, old *ulidtype.Generator, cut string) error
+	create string // CREATE TABLE ev ...; {cut}: the SQL of the ULID an hour ago, {next}: 5 s ahead
+	during func(ctx context.Context, owner *pgx.Conn, h *tailHook, old *ulidtype.Generator, sql *strings.Replacer) error
 	want   error    // the sentinel the Tailer stops with; nil: it delivers every row
 	names  []string // what its message names
 }
@@ -42,15 +42,17 @@ func runTailDDL(t *testing.T, c tailDDLCase) tailResult[ulidtype.ULID] {
 	owner := connect(t, dsn, pgx.QueryExecModeCacheStatement)
 	role := newRole(t, owner)
 	cut := fmt.Sprintf("pgid.ulid_min_at('%s')", time.Now().Add(-time.Hour).UTC().Format(time.RFC3339Nano))
+	// {next}: 5 s from now, when the writers have run for a little less.
+	next := fmt.Sprintf("pgid.ulid_min_at('%s')", time.Now().Add(5*time.Second).UTC().Format(time.RFC3339Nano))
 	// 3 hours old, one generator: distinct and increasing.
 	old := ulidtype.NewGenerator(func() time.Time { return time.Now().Add(-3 * time.Hour) }, nil)
 	res := runTail(t, dsn, tailLoad{
 		writers: 4, duration: 6 * time.Second, lead: time.Second, poll: 50 * time.Millisecond,
 		readerDSN: withUser(dsn, role),
 		// SELECT on the table only: not on its partitions.
-		create: strings.ReplaceAll(c.create, "{cut}", cut) + "; GRANT SELECT ON ev TO " + role,
+		create: strings.NewReplacer("{cut}", cut, "{next}", next).Replace(c.create) + "; GRANT SELECT ON ev TO " + role,
 		during: func(ctx context.Context, owner *pgx.Conn, h *tailHook) error {
-			return c.during(ctx, owner, h, old, cut)
+			return c.during(ctx, owner, h, old, strings.NewReplacer("{cut}", cut, "{next}", next))
 		},
 		stopOn: func(err error) bool { return c.want != nil && errors.Is(err, c.want) },
 	}, ulidtype.New, ulidtype.MinAt, ulidtype.ULID.Compare, "pgid.ulid", "pgid.gen_ulid_v7()")
@@ -111,7 +113,7 @@ func TestTailDDLAttachOldRows(t *testing.T) {
 	t.Parallel()
 	runTailDDL(t, tailDDLCase{
 		create: tailPartTable,
-		during: func(ctx context.Context, owner *pgx.Conn, h *tailHook, old *ulidtype.Generator, cut string) error {
+		during: func(ctx context.Context, owner *pgx.Conn, h *tailHook, old *ulidtype.Generator, sql *strings.Replacer) error {
 			if err := execAll(ctx, owner, "CREATE TABLE ev_bulk (LIKE ev INCLUDING DEFAULTS)"); err != nil {
 				return err
 			}
@@ -119,7 +121,7 @@ func TestTailDDLAttachOldRows(t *testing.T) {
 			if err != nil {
 				return err
 			}
-			if err := execAll(ctx, owner, "ALTER TABLE ev ATTACH PARTITION ev_bulk FOR VALUES FROM (MINVALUE) TO ("+cut+")"); err != nil {
+			if err := execAll(ctx, owner, sql.Replace("ALTER TABLE ev ATTACH PARTITION ev_bulk FOR VALUES FROM (MINVALUE) TO ({cut})")); err != nil {
 				return err
 			}
 			for _, id := range ids {
@@ -137,7 +139,7 @@ func TestTailDDLDetachInsertAttach(t *testing.T) {
 	t.Parallel()
 	runTailDDL(t, tailDDLCase{
 		create: tailPartTable + "; CREATE TABLE ev_hist PARTITION OF ev FOR VALUES FROM (MINVALUE) TO ({cut})",
-		during: func(ctx context.Context, owner *pgx.Conn, h *tailHook, old *ulidtype.Generator, cut string) error {
+		during: func(ctx context.Context, owner *pgx.Conn, h *tailHook, old *ulidtype.Generator, sql *strings.Replacer) error {
 			if err := execAll(ctx, owner, "ALTER TABLE ev DETACH PARTITION ev_hist"); err != nil {
 				return err
 			}
@@ -145,7 +147,7 @@ func TestTailDDLDetachInsertAttach(t *testing.T) {
 			if err != nil {
 				return err
 			}
-			if err := execAll(ctx, owner, "ALTER TABLE ev ATTACH PARTITION ev_hist FOR VALUES FROM (MINVALUE) TO ("+cut+")"); err != nil {
+			if err := execAll(ctx, owner, sql.Replace("ALTER TABLE ev ATTACH PARTITION ev_hist FOR VALUES FROM (MINVALUE) TO ({cut})")); err != nil {
 				return err
 			}
 			for _, id := range ids {
@@ -164,7 +166,7 @@ func TestTailDDLTriggerAfterPgid(t *testing.T) {
 	t.Parallel()
 	runTailDDL(t, tailDDLCase{
 		create: tailPlainTable,
-		during: func(ctx context.Context, owner *pgx.Conn, h *tailHook, old *ulidtype.Generator, cut string) error {
+		during: func(ctx context.Context, owner *pgx.Conn, h *tailHook, old *ulidtype.Generator, sql *strings.Replacer) error {
 			if err := execAll(ctx, owner, `CREATE FUNCTION rewrite_id() RETURNS trigger LANGUAGE plpgsql AS $$
 				BEGIN IF NEW.note LIKE 'rewrite:%' THEN NEW.id := substr(NEW.note, 9)::uuid; END IF; RETURN NEW; END $$`,
 				"CREATE TRIGGER zzzz_rewrite BEFORE INSERT ON ev FOR EACH ROW EXECUTE FUNCTION rewrite_id()"); err != nil {
@@ -191,7 +193,7 @@ func TestTailDDLUpdateTriggerMovesID(t *testing.T) {
 	refused := 0
 	runTailDDL(t, tailDDLCase{
 		create: tailPlainTable,
-		during: func(ctx context.Context, owner *pgx.Conn, h *tailHook, old *ulidtype.Generator, cut string) error {
+		during: func(ctx context.Context, owner *pgx.Conn, h *tailHook, old *ulidtype.Generator, sql *strings.Replacer) error {
 			if err := execAll(ctx, owner, `CREATE FUNCTION move_id() RETURNS trigger LANGUAGE plpgsql AS $$
 				BEGIN IF NEW.note LIKE 'move:%' THEN NEW.id := substr(NEW.note, 6)::uuid; END IF; RETURN NEW; END $$`,
 				"CREATE TRIGGER a_move BEFORE UPDATE ON ev FOR EACH ROW EXECUTE FUNCTION move_id()"); err != nil {
@@ -236,7 +238,7 @@ func TestTailDDLTriggerDisabled(t *testing.T) {
 	t.Parallel()
 	runTailDDL(t, tailDDLCase{
 		create: tailPlainTable,
-		during: func(ctx context.Context, owner *pgx.Conn, h *tailHook, old *ulidtype.Generator, cut string) error {
+		during: func(ctx context.Context, owner *pgx.Conn, h *tailHook, old *ulidtype.Generator, sql *strings.Replacer) error {
 			if err := execAll(ctx, owner, "ALTER TABLE ev DISABLE TRIGGER zzz_pgid_tail"); err != nil {
 				return err
 			}
@@ -257,7 +259,7 @@ func TestTailDDLTriggerDisabledAndEnabled(t *testing.T) {
 	t.Parallel()
 	runTailDDL(t, tailDDLCase{
 		create: tailPlainTable,
-		during: func(ctx context.Context, owner *pgx.Conn, h *tailHook, old *ulidtype.Generator, cut string) error {
+		during: func(ctx context.Context, owner *pgx.Conn, h *tailHook, old *ulidtype.Generator, sql *strings.Replacer) error {
 			tx, err := owner.Begin(ctx)
 			if err != nil {
 				return err
@@ -293,14 +295,13 @@ func TestTailDDLRoutine(t *testing.T) {
 	t.Parallel()
 	// Rows go to ev_cur for 5 s, then to ev_next, made once the Tailer
 	// has delivered a row (a lead of 1 s after the first write).
-	next := fmt.Sprintf("pgid.ulid_min_at('%s')", time.Now().Add(5*time.Second).UTC().Format(time.RFC3339Nano))
 	runTailDDL(t, tailDDLCase{
-		create: strings.Replace(tailPartTable, "TO (MAXVALUE)", "TO ("+next+")", 1),
-		during: func(ctx context.Context, owner *pgx.Conn, h *tailHook, old *ulidtype.Generator, cut string) error {
+		create: strings.Replace(tailPartTable, "TO (MAXVALUE)", "TO ({next})", 1),
+		during: func(ctx context.Context, owner *pgx.Conn, h *tailHook, old *ulidtype.Generator, sql *strings.Replacer) error {
 			return execAll(ctx, owner,
-				"CREATE TABLE ev_next PARTITION OF ev FOR VALUES FROM ("+next+") TO (MAXVALUE)",
+				sql.Replace("CREATE TABLE ev_next PARTITION OF ev FOR VALUES FROM ({next}) TO (MAXVALUE)"),
 				"CREATE TABLE ev_empty (LIKE ev INCLUDING DEFAULTS)",
-				"ALTER TABLE ev ATTACH PARTITION ev_empty FOR VALUES FROM (MINVALUE) TO ("+cut+")",
+				sql.Replace("ALTER TABLE ev ATTACH PARTITION ev_empty FOR VALUES FROM (MINVALUE) TO ({cut})"),
 				"SELECT pgid.tail_enable('ev', '1 second')")
 		},
 	})
