@@ -31,6 +31,20 @@ type tailLoad struct {
 	lead      time.Duration // the table's declared maximum lead
 	poll      time.Duration // the readers' pause between reads
 	readerDSN string        // the Tailer connects here (default: the owner's DSN)
+
+	create string // the statements that create table ev (default: a plain table keyed by ddlType)
+	// during, if set, runs once the Tailer has delivered a row, as the
+	// table's owner, while the writers go on: the DDL under test.
+	during func(ctx context.Context, owner *pgx.Conn, h *tailHook) error
+	// stopOn, if set, accepts a Tailer error: the Tailer stops (the run
+	// goes on), and the error is tailResult.stopped.
+	stopOn func(error) bool
+}
+
+// tailHook is what tailLoad.during may do besides its DDL.
+type tailHook struct {
+	committed func(id any)                                // record a row it committed
+	delivered func(ctx context.Context, ids ...any) error // wait until the Tailer has delivered these
 }
 
 // tailResult is what one run of a tailLoad saw.
@@ -41,6 +55,7 @@ type tailResult[K tail.ID] struct {
 	delivered []K             // what the Tailer delivered, in order
 	lag       []time.Duration // delivery time minus commit time, per delivered row
 	naive     []K             // what the naive id > cursor reader delivered, in order
+	stopped   error           // the Tailer error tailLoad.stopOn accepted
 }
 
 // runTail creates table (id kind K) in the database at dsn, sets it up for
@@ -56,7 +71,10 @@ func runTail[K tail.ID](t *testing.T, dsn string, l tailLoad, newID func() K, mi
 	ctx, cancel := context.WithTimeout(context.Background(), l.duration+l.longTxFor+2*time.Minute)
 	defer cancel()
 	owner := connect(t, dsn, pgx.QueryExecModeCacheStatement)
-	mustExec(t, owner, fmt.Sprintf("CREATE TABLE ev (id %s PRIMARY KEY DEFAULT %s, writer int NOT NULL, note text)", ddlType, ddlDefault))
+	if l.create == "" {
+		l.create = fmt.Sprintf("CREATE TABLE ev (id %s PRIMARY KEY DEFAULT %s, writer int NOT NULL, note text)", ddlType, ddlDefault)
+	}
+	mustExec(t, owner, l.create)
 	if err := tail.Enable(ctx, owner, "ev", l.lead); err != nil {
 		t.Fatal(err)
 	}
@@ -154,6 +172,54 @@ func runTail[K tail.ID](t *testing.T, dsn string, l tailLoad, newID func() K, mi
 			}
 		})
 	}
+	firstRow := make(chan struct{})
+	var firstOnce sync.Once
+	if l.during != nil {
+		hook := &tailHook{
+			committed: func(id any) {
+				mu.Lock()
+				res.committed[id.(K)] = time.Now()
+				mu.Unlock()
+			},
+			delivered: func(ctx context.Context, ids ...any) error {
+				for {
+					mu.Lock()
+					n := 0
+					for _, d := range res.delivered {
+						for _, id := range ids {
+							if d == id.(K) {
+								n++
+							}
+						}
+					}
+					stopped := res.stopped
+					mu.Unlock()
+					if n == len(ids) {
+						return nil
+					}
+					if stopped != nil {
+						return fmt.Errorf("the Tailer stopped before delivering the rows: %w", stopped)
+					}
+					select {
+					case <-ctx.Done():
+						return ctx.Err()
+					case <-time.After(l.poll):
+					}
+				}
+			},
+		}
+		wg.Go(func() {
+			select {
+			case <-firstRow:
+			case <-ctx.Done():
+				errs <- fmt.Errorf("DDL: the Tailer delivered no row: %w", ctx.Err())
+				return
+			}
+			if err := l.during(ctx, connect(t, dsn, pgx.QueryExecModeCacheStatement), hook); err != nil {
+				errs <- fmt.Errorf("DDL: %w", err)
+			}
+		})
+	}
 	writesDone := make(chan struct{})
 	go func() { wg.Wait(); close(writesDone) }()
 
@@ -167,6 +233,12 @@ func runTail[K tail.ID](t *testing.T, dsn string, l tailLoad, newID func() K, mi
 			for {
 				n, caughtUp, err := read()
 				if err != nil {
+					if name == "tailer" && l.stopOn != nil && l.stopOn(err) {
+						mu.Lock()
+						res.stopped = err
+						mu.Unlock()
+						return
+					}
 					errs <- fmt.Errorf("%s: %w", name, err)
 					return
 				}
@@ -200,6 +272,9 @@ func runTail[K tail.ID](t *testing.T, dsn string, l tailLoad, newID func() K, mi
 			}
 		}
 		mu.Unlock()
+		if len(rows) > 0 {
+			firstOnce.Do(func() { close(firstRow) })
+		}
 		caughtUp := func() bool {
 			// Called once the writes are done: committed is complete.
 			if tl.Horizon().IsZero() {
@@ -504,8 +579,8 @@ func TestTailFunctionsAndPartitions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(fns) != 7 {
-		t.Errorf("%d tail functions, want 7: %v", len(fns), fns)
+	if len(fns) != 11 {
+		t.Errorf("%d tail functions, want 11: %v", len(fns), fns)
 	}
 	for _, f := range fns {
 		if f.SecDef || f.Comment == "" || (strings.HasPrefix(f.Name, "tail_guard_") && f.HasSet) || (!strings.HasPrefix(f.Name, "tail_guard_") && !f.HasSet) {

@@ -10,5 +10,5 @@ package migrations
 // prints it); never remove one.
 var functionsHistory = []string{
 	"39f48c99dd4c2a540dbe66270a60c3e9b3eba6ccedfeca63e0f05b014ed9b61c",
-	"PENDING",
+	"23e751850aba3ff7fcefbdfef96d9f1220a15f7fa3efdfacebcb3604ac180b63",
 }

@@ -22,6 +22,13 @@
 //     that will ever commit has committed before the next statement, which
 //     reads "id > cursor AND id < MinAt(horizon)" in ID order.
 //
+// Every horizon also checks the table's setup, since DDL by its owner can let
+// rows past the trigger: pgid's triggers disabled, missing on a partition or
+// out of date, or another BEFORE trigger firing after them, are refused
+// ([ErrUnsafe]); a partition attached holding rows at or below the cursor,
+// or pgid's triggers changed between two reads, stop the Tailer for good
+// ([ErrBelowCursor]). Reads return rows only from the partitions checked.
+//
 // The lag from commit to delivery is therefore at least the lead (plus the
 // polling interval), and a transaction that holds an xid for long holds the
 // horizon at its start for as long. A new [Tailer] cannot bound the
@@ -66,6 +73,19 @@ var (
 	ErrKind = errors.New("tail: id column is not of the Tailer's ID type")
 	// ErrConfig: a Config or argument is invalid.
 	ErrConfig = errors.New("tail: invalid configuration")
+	// ErrUnsafe: the table's triggers no longer check every row: pgid's
+	// trigger is disabled, not ENABLE ALWAYS, missing on a partition or
+	// out of date, or another BEFORE trigger fires after it (SQLSTATE
+	// PGI23). The message names the relation and trigger; the table's
+	// owner fixes it (pgid.tail_enable again, or rename or drop the other
+	// trigger) and the Tailer can go on.
+	ErrUnsafe = errors.New("tail: the table's setup no longer checks every row")
+	// ErrBelowCursor: rows that no check saw may lie at or below the
+	// Tailer's cursor: a partition was attached holding such rows, or
+	// pgid's trigger was altered (disabled and enabled, replaced) since
+	// the last read. The Tailer returns it from then on; decide where to
+	// resume (a new Tailer from an older cursor re-delivers rows).
+	ErrBelowCursor = errors.New("tail: rows may have been written below the cursor")
 )
 
 // SQLSTATEs of the SQL functions in migrations/functions/08_tail.sql.
@@ -73,6 +93,7 @@ const (
 	CodeTooOld     = "PGI20"
 	CodeNotEnabled = "PGI21"
 	CodeSetup      = "PGI22"
+	CodeUnsafe     = "PGI23"
 )
 
 // sqlError maps the SQLSTATEs above to the sentinels, keeping the
@@ -89,6 +110,8 @@ func sqlError(err error) error {
 		return fmt.Errorf("%w: %w", ErrNotEnabled, err)
 	case CodeSetup:
 		return fmt.Errorf("%w: %w", ErrSetup, err)
+	case CodeUnsafe:
+		return fmt.Errorf("%w: %w", ErrUnsafe, err)
 	}
 	return err
 }
@@ -134,8 +157,11 @@ func minAt[K ID](t time.Time) K {
 // by its id column (uuid or bytea, or the domains pgid.ulid and
 // pgid.objectid): a trigger refuses rows whose ID is older than the
 // database clock at INSERT minus maxLead (SQLSTATE PGI20, [ErrTooOld]).
-// Called again, it changes the lead; stop the table's Tailers while raising
-// it. maxLead must cover the time between making an ID and inserting it,
+// Called again, it repairs the triggers (on every partition) and changes the
+// lead; running Tailers then stop with [ErrBelowCursor], so stop them first
+// and restart them from their cursors. With the lead and triggers already
+// as asked, it changes nothing. It refuses ([ErrUnsafe]) a table with
+// another BEFORE row trigger that would fire after pgid's. maxLead must cover the time between making an ID and inserting it,
 // plus how far the service's clock may run behind the database's; it is
 // also the least lag of every reader. Run as the table's owner.
 func Enable[D DB](ctx context.Context, db D, table string, maxLead time.Duration) error {
@@ -207,6 +233,16 @@ type Tailer[K ID] struct {
 	rel     string    // the table's qualified name, once known
 	lead    time.Duration
 	started bool
+	layout  map[uint32]stamp // the relations of the table's tree that hold rows, as of the last horizon
+	rels    []uint32         // layout's keys: the relations a read may return rows of
+	err     error            // ErrBelowCursor, once found: returned from then on
+}
+
+// stamp is what pgid.tail_poll says about one relation of the table's
+// tree: when it (and each parent up to the table) was attached, and when
+// pgid's triggers on it last changed (xmins).
+type stamp struct {
+	attached, triggers string
 }
 
 // New returns a Tailer over db (see [DB]) for cfg. It does not touch the
@@ -257,7 +293,10 @@ func (t *Tailer[K]) Horizon() time.Time { return t.safe }
 // Next reads the next batch: at most Config.Batch rows after the cursor, in
 // ID order, each committed and each delivered once by this Tailer, and
 // moves the cursor to the last one. It returns no rows (and no error) when
-// nothing new is safe to read yet.
+// nothing new is safe to read yet, also while another session commits DDL
+// that changes the table's partitions. It returns [ErrUnsafe] while the
+// table's setup does not check every row, and [ErrBelowCursor], from then
+// on, once rows may have been written below the cursor unchecked.
 func (t *Tailer[K]) Next(ctx context.Context) ([]Row[K], error) {
 	var rows []Row[K]
 	err := t.conn(ctx, func(c *pgx.Conn) error {
@@ -269,6 +308,9 @@ func (t *Tailer[K]) Next(ctx context.Context) ([]Row[K], error) {
 }
 
 func (t *Tailer[K]) next(ctx context.Context, c *pgx.Conn) ([]Row[K], error) {
+	if t.err != nil {
+		return nil, t.err
+	}
 	if !t.started {
 		var kind string
 		var lead time.Duration
@@ -295,8 +337,9 @@ func (t *Tailer[K]) next(ctx context.Context, c *pgx.Conn) ([]Row[K], error) {
 	if !t.full || t.safe.IsZero() || compare(t.cursor, hi) >= 0 {
 		var w writers
 		var lead time.Duration
-		if err := c.QueryRow(ctx, "SELECT w.observed_at, w.xids, w.starts, c.max_lead FROM pgid.tail_writers() w, pgid.tail_config($1::pg_catalog.regclass) c", t.cfg.Table).
-			Scan(&w.at, &w.xids, &w.starts, &lead); err != nil {
+		var l poll
+		if err := c.QueryRow(ctx, "SELECT observed_at, xids, starts, max_lead, rels, names, attached, triggers, busy FROM pgid.tail_poll($1::pg_catalog.regclass)", t.cfg.Table).
+			Scan(&w.at, &w.xids, &w.starts, &lead, &l.rels, &l.names, &l.attached, &l.triggers, &l.busy); err != nil {
 			return nil, fmt.Errorf("tail: %s: horizon: %w", t.rel, sqlError(err))
 		}
 		safe, ok := t.h.advance(w)
@@ -305,6 +348,12 @@ func (t *Tailer[K]) next(ctx context.Context, c *pgx.Conn) ([]Row[K], error) {
 		}
 		if s := safe.Add(-lead); s.After(t.safe) {
 			t.safe = s
+		}
+		if err := t.check(ctx, c, l); err != nil || l.busy {
+			// busy: a partition DDL is committing; the plan of a read
+			// might not scan a partition it attached. Read later.
+			t.full = false
+			return nil, err
 		}
 		hi = minAt[K](t.safe)
 		if compare(t.cursor, hi) >= 0 {
@@ -317,9 +366,11 @@ func (t *Tailer[K]) next(ctx context.Context, c *pgx.Conn) ([]Row[K], error) {
 	if t.incl {
 		op = ">="
 	}
+	// Only from the relations the last horizon's layout holds: the rows
+	// of a partition attached since then wait until t.check has seen it.
 	q := "SELECT t.id, pg_catalog.row_to_json(t)::pg_catalog.text FROM " + t.rel + " t WHERE t.id OPERATOR(pg_catalog." + op +
-		") $1 AND t.id OPERATOR(pg_catalog.<) $2 ORDER BY t.id LIMIT $3"
-	r, err := c.Query(ctx, q, t.cursor, hi, t.cfg.Batch)
+		") $1 AND t.id OPERATOR(pg_catalog.<) $2 AND t.tableoid OPERATOR(pg_catalog.=) ANY ($4::pg_catalog.oid[]) ORDER BY t.id LIMIT $3"
+	r, err := c.Query(ctx, q, t.cursor, hi, t.cfg.Batch, t.rels)
 	if err != nil {
 		return nil, fmt.Errorf("tail: %s: read: %w", t.rel, err)
 	}
@@ -342,6 +393,72 @@ func (t *Tailer[K]) next(ctx context.Context, c *pgx.Conn) ([]Row[K], error) {
 	}
 	t.full = len(out) == t.cfg.Batch
 	return out, nil
+}
+
+// poll is the layout part of what pgid.tail_poll returns.
+type poll struct {
+	rels                      []uint32
+	names, attached, triggers []string
+	busy                      bool
+}
+
+// check compares the layout of the table's tree with the one the Tailer
+// saw at its previous horizon and, unless a partition DDL is committing
+// (l.busy), adopts it. The first layout is taken as it is. After that, a
+// relation that is new or attached again may only hold rows above the
+// cursor (the reads never returned its rows, nor will a row inserted
+// through its triggers sort below the horizon that preceded it); and
+// pgid's triggers on a relation the Tailer knew must not have changed:
+// disabled and enabled again, or replaced, between two reads, they may
+// have let rows through below the cursor. Either way the Tailer stops
+// with ErrBelowCursor, for good.
+func (t *Tailer[K]) check(ctx context.Context, c *pgx.Conn, l poll) error {
+	if l.busy {
+		return nil
+	}
+	if len(l.names) != len(l.rels) || len(l.attached) != len(l.rels) || len(l.triggers) != len(l.rels) {
+		return fmt.Errorf("tail: %s: pgid.tail_poll returned %d relations, %d names, %d stamps", t.rel, len(l.rels), len(l.names), len(l.attached))
+	}
+	layout := make(map[uint32]stamp, len(l.rels))
+	for i, rel := range l.rels {
+		now := stamp{attached: l.attached[i], triggers: l.triggers[i]}
+		layout[rel] = now
+		if t.layout == nil {
+			continue
+		}
+		was, known := t.layout[rel]
+		if known && was.attached == now.attached {
+			if was.triggers != now.triggers {
+				t.err = fmt.Errorf("%w: %s: pgid's triggers (zzz_pgid_tail, zzz_pgid_tail_update) on %s were altered since the last read (disabled and enabled again, "+
+					"or replaced by pgid.tail_enable): rows written meanwhile may not have been checked and may lie below the "+
+					"cursor %v; resume from a cursor you choose (a new Tailer delivers everything after it)", ErrBelowCursor, t.rel, l.names[i], t.cursor)
+				return t.err
+			}
+			continue
+		}
+		var below bool
+		if err := c.QueryRow(ctx, "SELECT pgid.tail_below($1::pg_catalog.regclass, $2::pg_catalog.oid::pg_catalog.regclass, $3::pg_catalog."+sqlType[K]()+", $4)",
+			t.cfg.Table, rel, t.cursor, !t.incl).Scan(&below); err != nil {
+			return fmt.Errorf("tail: %s: partition %s: %w", t.rel, l.names[i], sqlError(err))
+		}
+		if below {
+			t.err = fmt.Errorf("%w: %s: partition %s was attached holding rows at or below the cursor %v, which no read "+
+				"returned and none will (ATTACH PARTITION does not run triggers); resume from a cursor you choose "+
+				"(a new Tailer delivers everything after it), or attach only rows newer than the readers' cursors",
+				ErrBelowCursor, t.rel, l.names[i], t.cursor)
+			return t.err
+		}
+	}
+	t.layout, t.rels = layout, l.rels
+	return nil
+}
+
+// sqlType is the SQL type of K.
+func sqlType[K ID]() string {
+	if kindOf[K]() == "ulid" {
+		return "uuid"
+	}
+	return "bytea"
 }
 
 // Run reads batch after batch and hands each to handle until ctx ends or

@@ -69,6 +69,9 @@ func cmdTail(ctx context.Context, e *env, args []string) error {
 		if errors.As(err, &pe) && pe.Code == tail.CodeNotEnabled {
 			return fmt.Errorf("%s is not set up for tailing: run pgid tail --enable 2s (as its owner), or SELECT pgid.tail_enable('%s', '2 s'): %w", *table, *table, err)
 		}
+		if errors.As(err, &pe) && pe.Code == tail.CodeUnsafe {
+			return fmt.Errorf("%s cannot be tailed safely: %w\n%s", *table, err, pe.Hint)
+		}
 		return err
 	}
 	run := tailRun{e: e, conn: conn, table: *table, batch: *batch, poll: *poll, json: *asJSON}
@@ -116,6 +119,12 @@ func tailKind[K tail.ID](ctx context.Context, r tailRun, since string, parseID f
 			fmt.Fprintf(r.e.stderr, "pgid tail: stopped; resume with --since %v\n", c)
 		}
 		return nil
+	}
+	if errors.Is(err, tail.ErrBelowCursor) || errors.Is(err, tail.ErrUnsafe) {
+		var zero K
+		if c := tl.Cursor(); c != zero {
+			fmt.Fprintf(r.e.stderr, "pgid tail: stopped after %v\n", c)
+		}
 	}
 	return err
 }

@@ -138,4 +138,13 @@ func TestTail(t *testing.T) {
 			t.Errorf("pgid tail %v: exit %d, stderr %q, want 2 and %q", c.args, code, errOut, c.want)
 		}
 	}
+	// A setup that no longer checks every row: exit 1, naming the trigger,
+	// with the way out.
+	if _, err := conn.Exec(ctx, "ALTER TABLE events DISABLE TRIGGER zzz_pgid_tail"); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errOut := runCLI(t, "tail", "--database-url", dsn, "--table", "events"); code != 1 ||
+		!strings.Contains(errOut, "zzz_pgid_tail on public.events is disabled") || !strings.Contains(errOut, "pgid.tail_enable('public.events', '1 seconds') again") {
+		t.Errorf("trigger disabled: exit %d, stderr %q", code, errOut)
+	}
 }

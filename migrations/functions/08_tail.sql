@@ -14,10 +14,22 @@
 --    where clock_timestamp() is read AFTER the transaction has an xid (the
 --    trigger assigns one first with pg_current_xact_id()). A row that breaks
 --    it is refused with SQLSTATE PGI20. The triggers are named zzz_pgid_tail
---    (INSERT) and zzz_pgid_tail_update (UPDATE changing the id) so that they
---    fire after the table's other BEFORE triggers (which may change the id),
---    and are ENABLE ALWAYS so that they also fire under
+--    (INSERT) and zzz_pgid_tail_update (every UPDATE, checked when the id
+--    changed, whatever the SET list names: another trigger may change it)
+--    so that they fire after the table's other BEFORE triggers (which may
+--    change the id), and are ENABLE ALWAYS so that they also fire under
 --    session_replication_role = replica (logical replication apply).
+--
+-- 3. The setup, checked at every read (pgid.tail_config, pgid.tail_poll):
+--    pgid's triggers present, as tail_enable makes them and ENABLE ALWAYS
+--    on every relation of the table's tree that holds rows, and no other
+--    BEFORE row trigger that fires after them (PostgreSQL fires them in
+--    name order, bytewise); else SQLSTATE PGI23. What a check at one moment
+--    cannot see (a partition attached with old rows, a trigger disabled and
+--    enabled again between two reads) the reader sees in what pgid.tail_poll
+--    returns: the tree's relations, when each was attached and when pgid's
+--    triggers on it last changed (xmin), and whether DDL on the tree is
+--    committing (pg_locks); and it asks pgid.tail_below about a new one.
 --
 -- 2. The writers: pgid.tail_writers reads the database clock, then the xids
 --    of every transaction of this database that has one (pg_stat_activity,
@@ -42,7 +54,8 @@ SET LOCAL search_path = pg_catalog, pg_temp;
 
 -- pgid.tail_guard_ulid / pgid.tail_guard_objectid: the per-row check of
 -- an INSERT (trigger zzz_pgid_tail) or of an UPDATE that changes the id
--- (zzz_pgid_tail_update, WHEN OLD.id IS DISTINCT FROM NEW.id). The
+-- (zzz_pgid_tail_update: BEFORE UPDATE, not UPDATE OF id, WHEN OLD.id IS
+-- DISTINCT FROM NEW.id, evaluated after the earlier triggers ran). The
 -- trigger's argument is the lead in seconds (text, as pg_trigger keeps it).
 -- Order matters: the xid first, then the clock (CASE evaluates its WHEN
 -- before its THEN). One expression on the accepting path, no SET clause,
@@ -122,19 +135,156 @@ $$;
 COMMENT ON FUNCTION pgid._tail_refuse(text, text, text, timestamptz, text, boolean) IS
   'Internal to pgid.tail_guard_ulid and pgid.tail_guard_objectid: raises SQLSTATE PGI20 for a refused id.';
 
+-- pgid._tail_check: what is wrong with the setup of a table for tailing,
+-- one row per problem, first the ones pgid.tail_enable repairs (fixable;
+-- message NULL: out of date, but safe as it is).
+-- Every relation of the table's tree (pg_inherits: partitions, and
+-- inheritance children, whose rows a SELECT on the table returns too)
+-- that holds rows must have both of pgid's triggers, made as tail_enable
+-- makes them with the table's function (fn) and lead (args), ENABLE
+-- ALWAYS; no other enabled BEFORE row trigger may sort after them. An
+-- update trigger of an older pgid (BEFORE UPDATE OF id) is accepted while
+-- no other BEFORE UPDATE row trigger could change the id behind it.
+CREATE OR REPLACE FUNCTION pgid._tail_check(tbl regclass, fn oid, args bytea,
+                                            OUT fixable boolean, OUT message text, OUT hint text)
+RETURNS SETOF record
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+  r record;
+  tr record;
+  other name;
+  what text;
+  fix text;
+  lead text := convert_from(substr(args, 1, position(decode('00', 'hex') IN args) - 1), 'UTF8');
+BEGIN
+  FOR r IN
+    WITH RECURSIVE tree(rel) AS (
+      SELECT tbl::oid
+      UNION
+      SELECT i.inhrelid FROM pg_inherits i JOIN tree ON i.inhparent = tree.rel)
+    SELECT c.oid, c.oid::regclass::text AS name, c.relispartition,
+           CASE WHEN c.oid = tbl THEN '' ELSE format(' (in the tree of %s)', tbl) END AS where_
+      FROM tree JOIN pg_class c ON c.oid = tree.rel
+     WHERE c.relkind <> 'p'
+     ORDER BY c.oid
+  LOOP
+    -- Partitions get the triggers from the table; an inheritance child
+    -- (INHERITS) does not.
+    fix := format('As the owner, run SELECT pgid.tail_enable(%L, ''%s seconds'')%s. Rows written while the '
+                  'check was off were not checked: a Tailer may have passed them (docs/TAIL.md).',
+                  CASE WHEN r.oid = tbl OR r.relispartition THEN tbl::text ELSE r.name END, lead,
+                  CASE WHEN r.oid = tbl OR r.relispartition THEN ' again' ELSE ' for the child table too' END);
+    FOR tr IN
+      SELECT n.tgname, n.bits, t.oid AS toid, t.tgenabled, t.tgfoid, t.tgargs, t.tgtype,
+             t.tgattr::text AS cols, t.tgqual IS NOT NULL AS has_when,
+             CASE WHEN t.oid IS NULL THEN NULL ELSE pg_get_triggerdef(t.oid) END AS def
+        FROM (VALUES ('zzz_pgid_tail'::name, 7), ('zzz_pgid_tail_update'::name, 19)) n(tgname, bits)
+        LEFT JOIN pg_trigger t ON t.tgrelid = r.oid AND t.tgname = n.tgname
+    LOOP
+      what := NULL;
+      IF tr.toid IS NULL THEN
+        what := format('pgid: %s%s has no trigger %I: its rows are not checked', r.name, r.where_, tr.tgname);
+      ELSIF tr.tgfoid <> fn OR tr.tgargs <> args OR (tr.tgtype::int & 127) <> tr.bits
+            OR (tr.bits = 7 AND (tr.has_when OR tr.cols <> ''))
+            OR (tr.bits = 19 AND tr.def !~
+                (E' WHEN \\(\\(\\(?old\\.id\\)?(::[^ ]+)? IS DISTINCT FROM '
+                 || E'\\(?new\\.id\\)?(::[^ ]+)?\\)\\) EXECUTE ')) THEN
+        what := format('pgid: trigger %I on %s%s is not the one pgid.tail_enable makes for %s',
+                       tr.tgname, r.name, r.where_, tbl);
+      ELSIF tr.tgenabled = 'D' THEN
+        what := format('pgid: trigger %I on %s%s is disabled: rows written meanwhile are not checked',
+                       tr.tgname, r.name, r.where_);
+      ELSIF tr.tgenabled <> 'A' THEN
+        what := format('pgid: trigger %I on %s%s is not ENABLE ALWAYS: it does not fire when '
+                       'session_replication_role is %s', tr.tgname, r.name, r.where_,
+                       CASE tr.tgenabled WHEN 'R' THEN 'origin or local' ELSE 'replica' END);
+      ELSIF tr.cols <> '' THEN
+        -- BEFORE UPDATE OF id (pgid before issue 26): blind to another
+        -- trigger changing the id on an UPDATE whose SET list lacks it.
+        SELECT t.tgname INTO other FROM pg_trigger t
+         WHERE t.tgrelid = r.oid AND t.tgname <> tr.tgname AND t.tgenabled <> 'D'
+           AND (t.tgtype::int & 19) = 19 ORDER BY t.tgname COLLATE "C" LIMIT 1;
+        IF FOUND THEN
+          what := format('pgid: trigger %I on %s%s fires only on UPDATE OF id (made by an older pgid), and '
+                         'trigger %I may change the id on an UPDATE that does not name it',
+                         tr.tgname, r.name, r.where_, other);
+        ELSE
+          -- Safe as it is; pgid.tail_enable replaces it all the same.
+          fixable := true; message := NULL; hint := NULL;
+          RETURN NEXT;
+        END IF;
+      END IF;
+      IF what IS NOT NULL THEN
+        fixable := true; message := what; hint := fix;
+        RETURN NEXT;
+      END IF;
+    END LOOP;
+    -- PostgreSQL fires a table's BEFORE row triggers in name order
+    -- (bytewise): any that sorts after pgid's may change the id after
+    -- the check. Disabled ones do not fire (the check runs at every read).
+    FOR tr IN
+      SELECT t.tgname, CASE WHEN t.tgtype::int & 4 <> 0 AND t.tgname COLLATE "C" > 'zzz_pgid_tail'
+                            THEN 'zzz_pgid_tail' ELSE 'zzz_pgid_tail_update' END AS ours
+        FROM pg_trigger t
+       WHERE t.tgrelid = r.oid AND t.tgenabled <> 'D' AND (t.tgtype::int & 3) = 3
+         AND t.tgname NOT IN ('zzz_pgid_tail', 'zzz_pgid_tail_update')
+         AND ((t.tgtype::int & 4 <> 0 AND t.tgname COLLATE "C" > 'zzz_pgid_tail')
+           OR (t.tgtype::int & 16 <> 0 AND t.tgname COLLATE "C" > 'zzz_pgid_tail_update'))
+       ORDER BY t.tgname COLLATE "C"
+    LOOP
+      fixable := false;
+      message := format('pgid: trigger %I on %s%s fires after %I: it may change the id after pgid''s check',
+                        tr.tgname, r.name, r.where_, tr.ours);
+      hint := format('PostgreSQL fires BEFORE triggers in name order (bytewise): rename %I to sort before %I '
+                     '(ALTER TRIGGER ... RENAME TO), or drop it. Rows it wrote meanwhile were not checked: '
+                     'a Tailer may have passed them (docs/TAIL.md).', tr.tgname, tr.ours);
+      RETURN NEXT;
+    END LOOP;
+  END LOOP;
+END
+$$;
+
+COMMENT ON FUNCTION pgid._tail_check(regclass, oid, bytea) IS
+  'Internal to pgid.tail_config and pgid.tail_enable: the problems of a table''s setup for tailing, one row each.';
+
+-- pgid._tail_raise: raise the first problem pgid._tail_check found
+-- (SQLSTATE PGI23), if any.
+CREATE OR REPLACE FUNCTION pgid._tail_raise(tbl regclass, fn oid, args bytea) RETURNS void
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+  p record;
+BEGIN
+  SELECT * INTO p FROM pgid._tail_check(tbl, fn, args) c WHERE c.message IS NOT NULL LIMIT 1;
+  IF FOUND THEN
+    RAISE EXCEPTION USING ERRCODE = 'PGI23', MESSAGE = p.message,
+      DETAIL = 'A table set up for tailing (pgid.tail_enable) relies on its triggers to refuse every row '
+               'that could commit behind a reader''s cursor; as it is, rows may pass unchecked.',
+      HINT = p.hint;
+  END IF;
+END
+$$;
+
+COMMENT ON FUNCTION pgid._tail_raise(regclass, oid, bytea) IS
+  'Internal to pgid.tail_config and pgid.tail_enable: raises SQLSTATE PGI23 for the first problem of pgid._tail_check.';
+
 -- pgid.tail_config: the kind (ulid, objectid) and lead of a table set up
 -- for tailing, and its name fully qualified and quoted; SQLSTATE PGI21 if
--- the table has no zzz_pgid_tail trigger.
+-- the table has no zzz_pgid_tail trigger, PGI23 if the setup no longer
+-- checks every row (pgid._tail_check: a trigger disabled, missing on a
+-- partition, out of date, or another one firing after pgid's).
 CREATE OR REPLACE FUNCTION pgid.tail_config(tbl regclass, OUT relation text, OUT kind text, OUT max_lead interval)
 LANGUAGE plpgsql STABLE STRICT
 SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
   fn text;
+  fnoid oid;
   args bytea;
 BEGIN
-  SELECT p.proname, t.tgargs INTO fn, args
+  SELECT p.proname, p.oid, t.tgargs INTO fn, fnoid, args
     FROM pg_trigger t JOIN pg_proc p ON p.oid = t.tgfoid
-   WHERE t.tgrelid = tbl AND t.tgname = 'zzz_pgid_tail';
+   WHERE t.tgrelid = tbl AND t.tgname = 'zzz_pgid_tail' AND p.pronamespace = 'pgid'::regnamespace;
   IF fn IS NULL OR fn NOT IN ('tail_guard_ulid', 'tail_guard_objectid') THEN
     RAISE EXCEPTION USING ERRCODE = 'PGI21',
       MESSAGE = format('pgid: %s is not set up for tailing', tbl),
@@ -146,12 +296,13 @@ BEGIN
   -- tgargs holds each argument followed by a NUL byte.
   max_lead := make_interval(
     secs => convert_from(substr(args, 1, position(decode('00', 'hex') IN args) - 1), 'UTF8')::float8);
+  PERFORM pgid._tail_raise(tbl, fnoid, args);
 END
 $$;
 
 COMMENT ON FUNCTION pgid.tail_config(regclass) IS
   'The qualified name, key kind (ulid or objectid) and declared maximum lead of a table set up with '
-  'pgid.tail_enable; SQLSTATE PGI21 if it is not.';
+  'pgid.tail_enable; SQLSTATE PGI21 if it is not, PGI23 if its triggers no longer check every row.';
 
 -- pgid.tail_enable: set a table up for tailing, or change its lead. The
 -- table needs a column named id of type uuid or bytea (or a domain over
@@ -165,6 +316,8 @@ SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
   base oid;
   kind text;
+  fn oid;
+  args bytea;
   secs numeric := extract(epoch FROM max_lead);
 BEGIN
   IF secs < 0.001 OR secs > 86400 THEN
@@ -184,14 +337,26 @@ BEGIN
       MESSAGE = format('pgid: %s.id is of type %s; tailing wants uuid or bytea (pgid.ulid, pgid.objectid)',
                        tbl, base::regtype);
   END IF;
-  EXECUTE format('CREATE OR REPLACE TRIGGER zzz_pgid_tail BEFORE INSERT ON %s '
-                 'FOR EACH ROW EXECUTE FUNCTION pgid.%I(%L)',
-                 tbl, 'tail_guard_' || kind, trim_scale(secs)::text);
-  EXECUTE format('CREATE OR REPLACE TRIGGER zzz_pgid_tail_update BEFORE UPDATE OF id ON %s '
-                 'FOR EACH ROW WHEN (OLD.id IS DISTINCT FROM NEW.id) EXECUTE FUNCTION pgid.%I(%L)',
-                 tbl, 'tail_guard_' || kind, trim_scale(secs)::text);
-  EXECUTE format('ALTER TABLE %s ENABLE ALWAYS TRIGGER zzz_pgid_tail', tbl);
-  EXECUTE format('ALTER TABLE %s ENABLE ALWAYS TRIGGER zzz_pgid_tail_update', tbl);
+  fn := format('pgid.%I()', 'tail_guard_' || kind)::regprocedure;
+  args := convert_to(trim_scale(secs)::text, 'UTF8') || decode('00', 'hex');
+  -- Already as wanted on every relation of the tree: change nothing, so
+  -- that running Tailers, which stop when pgid's triggers change (they
+  -- cannot tell a lead changed from a check switched off and on), go on.
+  IF EXISTS (SELECT FROM pgid._tail_check(tbl, fn, args) c WHERE c.fixable) THEN
+    -- Every UPDATE, not UPDATE OF id: another trigger may change the id
+    -- on an UPDATE whose SET list does not name it.
+    EXECUTE format('CREATE OR REPLACE TRIGGER zzz_pgid_tail BEFORE INSERT ON %s '
+                   'FOR EACH ROW EXECUTE FUNCTION pgid.%I(%L)',
+                   tbl, 'tail_guard_' || kind, trim_scale(secs)::text);
+    EXECUTE format('CREATE OR REPLACE TRIGGER zzz_pgid_tail_update BEFORE UPDATE ON %s '
+                   'FOR EACH ROW WHEN (OLD.id IS DISTINCT FROM NEW.id) EXECUTE FUNCTION pgid.%I(%L)',
+                   tbl, 'tail_guard_' || kind, trim_scale(secs)::text);
+    EXECUTE format('ALTER TABLE %s ENABLE ALWAYS TRIGGER zzz_pgid_tail', tbl);
+    EXECUTE format('ALTER TABLE %s ENABLE ALWAYS TRIGGER zzz_pgid_tail_update', tbl);
+  END IF;
+  -- What tail_enable cannot repair (another trigger firing after pgid's,
+  -- a child table it does not reach) is refused here too.
+  PERFORM pgid._tail_raise(tbl, fn, args);
 END
 $$;
 
@@ -244,14 +409,101 @@ COMMENT ON FUNCTION pgid.tail_writers() IS
   'with xact_start where visible: what Go package tail needs to compute a safe horizon. Call it in its own '
   'statement before reading rows.';
 
+-- pgid.tail_poll: what a reader needs before it reads rows, in this
+-- order: pgid.tail_writers; the lead of pgid.tail_config, whose checks
+-- raise PGI21 or PGI23; then the relations of the table's tree that hold
+-- rows (rels, names), read after the xids, each with the xmins of its
+-- pg_inherits rows up to the table (attached: changes when it is attached
+-- again) and of pgid's two triggers on it (triggers: changes when they are
+-- disabled, enabled or replaced); then busy: whether another session holds
+-- a lock on the table or a partitioned table of its tree in a mode that
+-- attaches, detaches or creates partitions (SHARE UPDATE EXCLUSIVE or
+-- stronger, not SHARE). Such a session sends the news to other sessions
+-- only after its commit is visible and before it releases that lock; while
+-- it holds it, a statement may see a partition in pg_inherits that its plan
+-- does not scan. Call it in a statement of its own, before the rows.
+CREATE OR REPLACE FUNCTION pgid.tail_poll(tbl regclass,
+    OUT observed_at timestamptz, OUT xids bigint[], OUT starts timestamptz[], OUT max_lead interval,
+    OUT rels oid[], OUT names text[], OUT attached text[], OUT triggers text[], OUT busy boolean)
+LANGUAGE plpgsql VOLATILE STRICT
+SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+  parents oid[];
+BEGIN
+  SELECT w.observed_at, w.xids, w.starts INTO observed_at, xids, starts FROM pgid.tail_writers() w;
+  SELECT c.max_lead INTO max_lead FROM pgid.tail_config(tbl) c;
+  -- A statement of its own: a snapshot taken after the xids were read.
+  WITH RECURSIVE tree(rel, path) AS (
+    SELECT tbl::oid, ''::text
+    UNION ALL
+    SELECT i.inhrelid, tree.path || '/' || i.xmin::text
+      FROM pg_inherits i JOIN tree ON i.inhparent = tree.rel)
+  SELECT coalesce(array_agg(c.oid ORDER BY c.oid) FILTER (WHERE c.relkind <> 'p'), '{}'),
+         coalesce(array_agg(c.oid::regclass::text ORDER BY c.oid) FILTER (WHERE c.relkind <> 'p'), '{}'),
+         coalesce(array_agg(tree.path ORDER BY c.oid) FILTER (WHERE c.relkind <> 'p'), '{}'),
+         coalesce(array_agg((SELECT string_agg(t.tgname || '=' || t.xmin::text, ' ' ORDER BY t.tgname)
+                               FROM pg_trigger t
+                              WHERE t.tgrelid = c.oid AND t.tgname IN ('zzz_pgid_tail', 'zzz_pgid_tail_update'))
+                            ORDER BY c.oid) FILTER (WHERE c.relkind <> 'p'), '{}'),
+         array_agg(c.oid) FILTER (WHERE c.relkind = 'p' OR c.oid = tbl)
+    INTO rels, names, attached, triggers, parents
+    FROM tree JOIN pg_class c ON c.oid = tree.rel;
+  -- Then the locks: one of those DDL that committed before the snapshot
+  -- above and still holds its lock has perhaps not told us yet.
+  busy := cardinality(rels) > 1 OR rels <> ARRAY[tbl::oid];
+  IF busy THEN
+    SELECT EXISTS (
+      SELECT FROM pg_locks l
+       WHERE l.locktype = 'relation' AND l.granted AND l.relation = ANY(parents)
+         AND l.database = (SELECT d.oid FROM pg_database d WHERE d.datname = current_database())
+         AND l.mode IN ('ShareUpdateExclusiveLock', 'ShareRowExclusiveLock', 'ExclusiveLock', 'AccessExclusiveLock')
+         AND l.pid IS DISTINCT FROM pg_backend_pid()) INTO busy;
+  END IF;
+END
+$$;
+
+COMMENT ON FUNCTION pgid.tail_poll(regclass) IS
+  'pgid.tail_writers, the lead of pgid.tail_config (with its checks), then the relations of the table''s tree '
+  'that hold rows with when each was attached and its triggers changed, then whether DDL on the tree holds a '
+  'lock: what Go package tail reads before the rows. Call it in its own statement.';
+
+-- pgid.tail_below: whether the table has a row stored in relation part
+-- (a partition or child of it) with an id below below_id (or equal, with
+-- or_equal): asked by a reader about a partition that is new to it. Reads
+-- through the table (SELECT on it suffices), pruned to the partition by
+-- its partition constraint.
+CREATE OR REPLACE FUNCTION pgid.tail_below(tbl regclass, part regclass, below_id anyelement, or_equal boolean)
+RETURNS boolean
+LANGUAGE plpgsql STABLE STRICT
+SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+  found boolean;
+BEGIN
+  EXECUTE format('SELECT EXISTS (SELECT FROM %s t WHERE %s t.tableoid OPERATOR(pg_catalog.=) $1 '
+                 'AND t.id OPERATOR(pg_catalog.%s) $2)',
+                 tbl, coalesce('(' || pg_get_partition_constraintdef(part) || ') AND', ''),
+                 CASE WHEN or_equal THEN '<=' ELSE '<' END)
+    INTO found USING part::oid, below_id;
+  RETURN found;
+END
+$$;
+
+COMMENT ON FUNCTION pgid.tail_below(regclass, regclass, anyelement, boolean) IS
+  'Whether the table has a row stored in partition part with an id below cursor (or equal): what Go package '
+  'tail asks about a partition attached while it reads.';
+
 ---- create above / drop below ----
 
 SET LOCAL search_path = pg_catalog, pg_temp;
 
+DROP FUNCTION IF EXISTS pgid.tail_below(regclass, regclass, anyelement, boolean);
+DROP FUNCTION IF EXISTS pgid.tail_poll(regclass);
 DROP FUNCTION IF EXISTS pgid.tail_writers();
 DROP FUNCTION IF EXISTS pgid.tail_disable(regclass);
 DROP FUNCTION IF EXISTS pgid.tail_enable(regclass, interval);
 DROP FUNCTION IF EXISTS pgid.tail_config(regclass);
+DROP FUNCTION IF EXISTS pgid._tail_raise(regclass, oid, bytea);
+DROP FUNCTION IF EXISTS pgid._tail_check(regclass, oid, bytea);
 DROP FUNCTION IF EXISTS pgid.tail_guard_objectid();
 DROP FUNCTION IF EXISTS pgid.tail_guard_ulid();
 DROP FUNCTION IF EXISTS pgid._tail_refuse(text, text, text, timestamptz, text, boolean);
