@@ -42,6 +42,10 @@ func (s *S) Ptr(f func(x int) error, rest ...string) {}
 func New[T comparable](t T) map[T]chan<- int { return nil }
 
 type A = []S
+
+type TS interface{ ~int | ~string; *S }
+
+type E interface{}
 `
 
 func TestPackageAPI(t *testing.T) {
@@ -65,6 +69,8 @@ func TestPackageAPI(t *testing.T) {
 		"method (G[T, U]) Len() int",
 		"method (S) Promoted(int)",
 		"type A = []S",
+		"type TS interface { ~int | ~string, *S }",
+		"type E interface {}",
 		"type G[T any, U ~int | ~string] []T",
 		"type I interface { M, unexported methods }",
 		"type I interface, M(int, int) (int, error)",

@@ -42,6 +42,7 @@ type listPackage struct {
 	ImportPath string
 	Name       string
 	Export     string
+	GoFiles    []string
 	DepOnly    bool
 	Standard   bool
 	Module     *struct{ Path string }
@@ -83,7 +84,7 @@ func listModule(root string, m module) ([]string, error) {
 // listTarget compiles m's packages for t (go list -export, so the build
 // cache makes it fast) and lists their API from the compiler's export data.
 func listTarget(root string, m module, t target) ([]string, error) {
-	cmd := exec.Command("go", "list", "-export", "-deps", "-json=ImportPath,Name,Export,DepOnly,Standard,Module,Error", "./...")
+	cmd := exec.Command("go", "list", "-export", "-deps", "-json=ImportPath,Name,Export,GoFiles,DepOnly,Standard,Module,Error", "./...")
 	cmd.Dir = root + "/" + m.Dir
 	cmd.Env = append(os.Environ(), "GOOS="+t.GOOS, "GOARCH="+t.GOARCH, "CGO_ENABLED=0")
 	var stderr bytes.Buffer
@@ -106,7 +107,8 @@ func listTarget(root string, m module, t target) ([]string, error) {
 			return nil, fmt.Errorf("package %s: %s", p.ImportPath, p.Error.Err)
 		}
 		exports[p.ImportPath] = p.Export
-		if !p.DepOnly && p.Module != nil && p.Module.Path == m.Path && p.Name != "main" && !internal(m.Path, p.ImportPath) {
+		if !p.DepOnly && p.Module != nil && p.Module.Path == m.Path && p.Name != "main" && len(p.GoFiles) > 0 && !internal(m.Path, p.ImportPath) {
+			// (A directory of tests alone has no GoFiles and no API.)
 			mine = append(mine, p)
 		}
 	}
@@ -192,6 +194,12 @@ func (w *writer) typeName(prefix string, obj *types.TypeName) []string {
 		}
 	case *types.Interface:
 		var names []string
+		if !u.IsMethodSet() {
+			// A constraint: its type set is API too (D DB accepts these).
+			for i := 0; i < u.NumEmbeddeds(); i++ {
+				names = append(names, w.typ(u.EmbeddedType(i)))
+			}
+		}
 		unexported := false
 		for i := 0; i < u.NumMethods(); i++ {
 			m := u.Method(i)
@@ -206,7 +214,11 @@ func (w *writer) typeName(prefix string, obj *types.TypeName) []string {
 			// Only the package can implement it: adding a method breaks nobody.
 			names = append(names, "unexported methods")
 		}
-		add(decl + " interface { " + strings.Join(names, ", ") + " }")
+		if len(names) == 0 {
+			add(decl + " interface {}")
+		} else {
+			add(decl + " interface { " + strings.Join(names, ", ") + " }")
+		}
 	default:
 		add(decl + " " + w.typ(u))
 	}

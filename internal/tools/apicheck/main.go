@@ -214,4 +214,3 @@ func dedupe(s []string) []string {
 	}
 	return out
 }
-
