@@ -7,8 +7,8 @@
 // A listing has one line per feature ("pkg PATH, func New() ULID"), in the
 // style of the Go project's api/*.txt. The check compares the working
 // tree's API with the listings of the last release (the newest tag
-// vX.Y.Z reachable from HEAD, read with git show TAG:api/…), or with the
-// checked-in listings while there is no tag. A line the baseline has and
+// vX.Y.Z reachable from HEAD, read with git show TAG:api/…), or, before the
+// first tag, with those of the commit the branch left main at. A line the baseline has and
 // the working tree lacks is a break: see changelog.go for the rule that
 // allows it. A line the working tree adds is compatible, but the checked-in
 // listing must be regenerated (-w) so that the next change is compared
@@ -41,7 +41,7 @@ const header = `# The exported API of %s, one line per feature, for Go users.
 
 func main() {
 	write := flag.Bool("w", false, "write the listings, then check for breaks")
-	base := flag.String("base", "", "compare with the listings at this git revision (default: the newest tag vX.Y.Z reachable from HEAD, else the checked-in listings)")
+	base := flag.String("base", "", "compare with the listings at this git revision (default: the newest tag vX.Y.Z reachable from HEAD, else the merge base with main)")
 	changelog := flag.String("changelog", "CHANGELOG.md", "the changelog naming the breaking changes")
 	flag.Parse()
 	if err := run(*write, *base, *changelog); err != nil {
@@ -62,16 +62,12 @@ func run(write bool, base, changelogFile string) error {
 	}
 	baseName, stopVersion := "the checked-in listing", ""
 	if base == "" {
-		out, err := exec.Command("git", "describe", "--tags", "--abbrev=0", "--match", "v[0-9]*.[0-9]*.[0-9]*").Output()
-		if err == nil {
-			base = strings.TrimSpace(string(out))
-		}
-	}
-	if base != "" {
+		base, baseName = defaultBase()
+	} else {
 		baseName = base
-		if semverRE.MatchString(base) {
-			stopVersion = base
-		}
+	}
+	if semverRE.MatchString(base) {
+		stopVersion = base
 	}
 	names := breakingNames(parseChangelog(string(cl), stopVersion))
 	failed := false
@@ -165,6 +161,25 @@ backquotes (a type covers its fields and methods) and says how to upgrade:
 	}
 	fmt.Println("api-check: ok")
 	return nil
+}
+
+// defaultBase returns the revision to compare with: the newest release tag
+// vX.Y.Z reachable from HEAD; before the first tag, the commit a branch
+// left main at (on main itself that is HEAD: the committed listing).
+func defaultBase() (rev, name string) {
+	out, err := exec.Command("git", "describe", "--tags", "--abbrev=0", "--match", "v[0-9]*.[0-9]*.[0-9]*").Output()
+	if err == nil {
+		rev = strings.TrimSpace(string(out))
+		return rev, rev
+	}
+	for _, main := range []string{"main", "origin/main"} {
+		out, err := exec.Command("git", "merge-base", "HEAD", main).Output()
+		if err == nil {
+			rev = strings.TrimSpace(string(out))
+			return rev, "main (no release tag yet; merge base " + rev[:min(len(rev), 12)] + ")"
+		}
+	}
+	return "", "the checked-in listing"
 }
 
 var semverRE = regexp.MustCompile(`^v(\d+)\.(\d+)\.(\d+)$`)
