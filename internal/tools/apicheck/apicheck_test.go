@@ -164,6 +164,9 @@ func TestChangelogRule(t *testing.T) {
 		{"v0.1.0", "ulidtype.ULID.Time", true},
 		{"v0.1.0", "objectidtype.Old", false},
 		{"v0.2.0", "ulidtype.ULID.Time", false},
+		{"v0.1.5", "ulidtype.ULID.Time", true}, // no heading of the baseline's own
+		{"v0.3.0", "opaque.Key", true},
+		{"v0.3.0", "ulidtype.ULID.Time", false},
 	} {
 		_, ok := covered(c.ident, breakingNames(parseChangelog(changelog, c.stop)))
 		if ok != c.ok {

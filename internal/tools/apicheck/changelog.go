@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 )
 
@@ -28,9 +29,8 @@ type bullet struct {
 
 var headingRE = regexp.MustCompile(`^## \[([^\]]+)\]`)
 
-// parseChangelog returns the bullets of the sections from the top of the
-// changelog down to (not including) the section of version stop ("" for
-// [Unreleased] only).
+// parseChangelog returns the bullets of [Unreleased] and of the versions
+// newer than stop (the baseline release; "" for [Unreleased] only).
 func parseChangelog(text, stop string) []bullet {
 	var out []bullet
 	version, sub := "", ""
@@ -45,7 +45,7 @@ func parseChangelog(text, stop string) []bullet {
 		if m := headingRE.FindStringSubmatch(line); m != nil {
 			flush()
 			v := strings.TrimPrefix(m[1], "v")
-			if v != "Unreleased" && (stop == "" || v == strings.TrimPrefix(stop, "v")) {
+			if v != "Unreleased" && (stop == "" || !newer(v, stop)) {
 				break
 			}
 			version, sub = v, ""
@@ -76,6 +76,38 @@ func parseChangelog(text, stop string) []bullet {
 	}
 	flush()
 	return out
+}
+
+// newer reports whether version v (X.Y.Z, with or without the v) is newer
+// than stop; a heading that is no version counts as older.
+func newer(v, stop string) bool {
+	a, okA := parseVersion(v)
+	b, okB := parseVersion(stop)
+	if !okA || !okB {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return a[i] > b[i]
+		}
+	}
+	return false
+}
+
+func parseVersion(v string) ([3]int, bool) {
+	var out [3]int
+	parts := strings.Split(strings.TrimPrefix(v, "v"), ".")
+	if len(parts) != 3 {
+		return out, false
+	}
+	for i, p := range parts {
+		n, err := strconv.Atoi(p)
+		if err != nil || n < 0 {
+			return out, false
+		}
+		out[i] = n
+	}
+	return out, true
 }
 
 var (
