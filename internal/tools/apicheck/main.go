@@ -70,7 +70,8 @@ func run(write bool, base, changelogFile string) error {
 		stopVersion = base
 	}
 	names := breakingNames(parseChangelog(string(cl), stopVersion))
-	failed := false
+	failed, incompatible := false, false
+	example := "" // the first identifier not named
 	var breaks []string
 	for _, m := range released {
 		lines, err := listModule(".", m)
@@ -102,10 +103,13 @@ func run(write bool, base, changelogFile string) error {
 				breaks = append(breaks, id)
 				continue
 			}
-			if !failed {
+			if !incompatible {
 				fmt.Printf("FAIL: incompatible changes since %s that CHANGELOG.md does not name:\n", baseName)
 			}
-			failed = true
+			failed, incompatible = true, true
+			if example == "" {
+				example = id
+			}
 			fmt.Printf("  - %s\n      (`%s`)\n", l, id)
 		}
 		if string(checkedIn) == text {
@@ -134,15 +138,17 @@ func run(write bool, base, changelogFile string) error {
 		}
 		failed = true
 	}
-	if failed {
+	if incompatible {
 		fmt.Print(`
 A removed or changed line breaks code that uses it. Either keep the API (add
 the new name beside the old one, deprecate the old one) or name the break in
 CHANGELOG.md: under "## [Unreleased]", "### Changed" or "### Removed", a bullet
 starting "- **Breaking:**" that names each identifier, package-qualified, in
 backquotes (a type covers its fields and methods) and says how to upgrade:
-  - **Breaking:** ` + "`ulidtype.ULID.IsZero`" + ` is removed: compare with ` + "`ulidtype.ULID{}`" + `.
+  - **Breaking:** ` + "`" + example + "`" + ` is removed (or: now takes …): use … instead.
 `)
+	}
+	if failed {
 		return errFailed
 	}
 	if len(breaks) > 0 {
