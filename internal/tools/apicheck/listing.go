@@ -30,7 +30,10 @@ var released = []module{
 }
 
 // A target is a GOOS/GOARCH pair the API is listed for. A line that exists
-// for some targets only is marked with those targets' GOOS.
+// for some targets only is marked with those targets' GOOS. A module whose
+// files are the same for every target is compiled for the first only (an
+// API that differs by target through a dependency alone, such as a constant
+// set to os.PathSeparator, would be missed).
 type target struct{ GOOS, GOARCH string }
 
 // targets cover the build-constraint variants the modules have: Linux,
@@ -55,10 +58,23 @@ type listPackage struct {
 func listModule(root string, m module) ([]string, error) {
 	count := map[string]int{}
 	osOf := map[string][]string{}
-	for _, t := range targets {
-		lines, err := listTarget(root, m, t)
+	var first []string // the first target's lines
+	var firstFiles string
+	for i, t := range targets {
+		// Compiling for another target costs a minute on a cold cache: do
+		// it only when the module's files differ for it (build constraints).
+		files, err := goFiles(root, m, t)
 		if err != nil {
 			return nil, err
+		}
+		var lines []string
+		if i > 0 && files == firstFiles {
+			lines = first
+		} else if lines, err = listTarget(root, m, t); err != nil {
+			return nil, err
+		}
+		if i == 0 {
+			first, firstFiles = lines, files
 		}
 		for _, l := range lines {
 			count[l]++
@@ -79,6 +95,21 @@ func listModule(root string, m module) ([]string, error) {
 	}
 	sort.Strings(out)
 	return out, nil
+}
+
+// goFiles lists the files of m's packages that build for t: one line per
+// package, its import path and files.
+func goFiles(root string, m module, t target) (string, error) {
+	cmd := exec.Command("go", "list", "-f", "{{.ImportPath}} {{.GoFiles}}", "./...")
+	cmd.Dir = root + "/" + m.Dir
+	cmd.Env = append(os.Environ(), "GOOS="+t.GOOS, "GOARCH="+t.GOARCH, "CGO_ENABLED=0")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return "", fmt.Errorf("go list in %s for %s/%s: %v\n%s", m.Dir, t.GOOS, t.GOARCH, err, stderr.String())
+	}
+	return string(out), nil
 }
 
 // listTarget compiles m's packages for t (go list -export, so the build
