@@ -7,12 +7,12 @@
 // A listing has one line per feature ("pkg PATH, func New() ULID"), in the
 // style of the Go project's api/*.txt. The check compares the working
 // tree's API with the listings of the last release (the newest tag
-// vX.Y.Z reachable from HEAD, read with git show TAG:api/…), or, before the
-// first tag, with those of the commit the branch left main at. A line the baseline has and
-// the working tree lacks is a break: see changelog.go for the rule that
-// allows it. A line the working tree adds is compatible, but the checked-in
-// listing must be regenerated (-w) so that the next change is compared
-// against it.
+// vX.Y.Z reachable from HEAD, read with git show TAG:api/…), or, before
+// the first tag, with those of the commit the branch left main at. A line
+// the baseline has and the working tree lacks is a break: see changelog.go
+// for the rule that allows it. A line the working tree adds is compatible,
+// but the checked-in listing must be regenerated (-w): it is what reviewers
+// read, and what the next release is compared with.
 package main
 
 import (
@@ -65,6 +65,11 @@ func run(write bool, base, changelogFile string) error {
 		base, baseName = defaultBase()
 	} else {
 		baseName = base
+	}
+	if base != "" {
+		if err := exec.Command("git", "rev-parse", "--verify", "--quiet", base+"^{commit}").Run(); err != nil {
+			return fmt.Errorf("-base %s: no such git revision", base)
+		}
 	}
 	if semverRE.MatchString(base) {
 		stopVersion = base
