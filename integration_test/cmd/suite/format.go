@@ -84,7 +84,7 @@ func (f *formatter) event(e event) {
 	case "run":
 		p.tested = true
 	case "output":
-		if e.Test == "" && !p.tested && !isResultLine(e.Output) {
+		if e.Test == "" && !p.tested && !isResultLine(e.Output) && !strings.HasPrefix(e.Output, "testing: warning: no tests to run") {
 			f.println(now, strings.TrimSuffix(e.Output, "\n")) // TestMain's lines
 			return
 		}
@@ -135,7 +135,7 @@ func (f *formatter) done(now time.Time, e event, p *pkgState) {
 		}
 	}
 	if e.Action == "pass" && p.passed > 0 && len(out) > 0 {
-		out[len(out)-1] += fmt.Sprintf("\t(%d tests)", p.passed)
+		out[len(out)-1] += "\t(" + tests(p.passed) + ")"
 	}
 	for _, l := range out {
 		f.println(now, l)
@@ -151,7 +151,7 @@ func (f *formatter) tick(now time.Time, quiet time.Duration) {
 	for name, p := range f.pkgs {
 		s := fmt.Sprintf("%s (%s", short(name), now.Sub(p.started).Round(time.Second))
 		if p.passed > 0 {
-			s += fmt.Sprintf(", %d tests passed", p.passed)
+			s += ", " + tests(p.passed) + " passed"
 		}
 		running = append(running, s+")")
 	}
@@ -175,4 +175,12 @@ func short(pkg string) string {
 		return s
 	}
 	return pkg
+}
+
+// tests is "1 test" or "n tests".
+func tests(n int) string {
+	if n == 1 {
+		return "1 test"
+	}
+	return fmt.Sprintf("%d tests", n)
 }

@@ -11,7 +11,7 @@ import (
 // A go test -json stream of two packages, recorded from go 1.26 and cut
 // down: integration_test prints its server line from TestMain, then runs
 // two tests, one of which fails in a subtest; ulidtype passes; idtext has
-// no test files.
+// no test files; typeid, run with -run '^$', has no tests to run.
 const stream = `{"Action":"start","Package":"github.com/pgid/pgid/integration_test"}
 {"Action":"start","Package":"github.com/pgid/pgid/ulidtype"}
 {"Action":"output","Package":"github.com/pgid/pgid/integration_test","Output":"integration_test: server (PostgreSQL 15.20 at 127.0.0.1:5432 from DATABASE_URL)\n"}
@@ -42,6 +42,11 @@ const stream = `{"Action":"start","Package":"github.com/pgid/pgid/integration_te
 {"Action":"fail","Package":"github.com/pgid/pgid/integration_test"}
 {"Action":"start","Package":"github.com/pgid/pgid/internal/idtext"}
 {"Action":"output","Package":"github.com/pgid/pgid/internal/idtext","Output":"?   \tgithub.com/pgid/pgid/internal/idtext\t[no test files]\n"}
+{"Action":"start","Package":"github.com/pgid/pgid/typeid"}
+{"Action":"output","Package":"github.com/pgid/pgid/typeid","Output":"testing: warning: no tests to run\n"}
+{"Action":"output","Package":"github.com/pgid/pgid/typeid","Output":"PASS\n"}
+{"Action":"output","Package":"github.com/pgid/pgid/typeid","Output":"ok  \tgithub.com/pgid/pgid/typeid\t0.019s [no tests to run]\n"}
+{"Action":"pass","Package":"github.com/pgid/pgid/typeid"}
 {"Action":"skip","Package":"github.com/pgid/pgid/internal/idtext"}
 `
 
@@ -73,14 +78,15 @@ func feed(t *testing.T, s string, f func(*formatter, event)) string {
 func TestFormatter(t *testing.T) {
 	got := feed(t, stream, nil)
 	want := `integration_test: server (PostgreSQL 15.20 at 127.0.0.1:5432 from DATABASE_URL)
-ok  	github.com/pgid/pgid/ulidtype	0.884s	(1 tests)
+ok  	github.com/pgid/pgid/ulidtype	0.884s	(1 test)
     range_test.go:12: got 3 rows, want 4
     --- FAIL: TestRange/ulid (0.01s)
 --- FAIL: TestRange (0.02s)
 FAIL
 FAIL	github.com/pgid/pgid/integration_test	112.5s
+ok  	github.com/pgid/pgid/typeid	0.019s [no tests to run]
 ?   	github.com/pgid/pgid/internal/idtext	[no test files]
-suite: 1 packages ok, 1 failed, 1 without tests, in 4m12s
+suite: 2 packages ok, 1 failed, 1 without tests, in 4m12s
 `
 	if got != want {
 		t.Errorf("got:\n%s\nwant:\n%s", got, want)
@@ -124,7 +130,7 @@ func TestFormatterTick(t *testing.T) {
 	f.tick(at.Add(20*time.Second), 30*time.Second) // 19 s after the server line
 	f.tick(at.Add(95*time.Second), 30*time.Second)
 	want := "integration_test: server (x)\n" +
-		"suite: 2m15s: still running: integration_test (1m35s, 1 tests passed), sqlc (1m35s)\n"
+		"suite: 2m15s: still running: integration_test (1m35s, 1 test passed), sqlc (1m35s)\n"
 	if out.String() != want {
 		t.Errorf("got:\n%s\nwant:\n%s", out.String(), want)
 	}
