@@ -47,8 +47,10 @@ func newFormatter(w io.Writer, began time.Time) *formatter {
 	return &formatter{w: w, began: began, printed: began, pkgs: map[string]*pkgState{}}
 }
 
-func (f *formatter) println(now time.Time, s string) {
-	fmt.Fprintln(f.w, s)
+// write writes s as it is: go test -json cuts long lines into several
+// events, and only the last one ends with a newline.
+func (f *formatter) write(now time.Time, s string) {
+	io.WriteString(f.w, s)
 	f.printed = now
 }
 
@@ -69,7 +71,7 @@ func (f *formatter) event(e event) {
 	}
 	switch e.Action {
 	case "build-output":
-		f.println(now, strings.TrimSuffix(e.Output, "\n"))
+		f.write(now, e.Output)
 		return
 	case "build-fail":
 		return
@@ -85,7 +87,7 @@ func (f *formatter) event(e event) {
 		p.tested = true
 	case "output":
 		if e.Test == "" && !p.tested && !isResultLine(e.Output) && !strings.HasPrefix(e.Output, "testing: warning: no tests to run") {
-			f.println(now, strings.TrimSuffix(e.Output, "\n")) // TestMain's lines
+			f.write(now, e.Output) // TestMain's lines
 			return
 		}
 		p.lines = append(p.lines, e)
@@ -131,14 +133,14 @@ func (f *formatter) done(now time.Time, e event, p *pkgState) {
 		case e.Action != "fail" && !isResultLine(l.Output):
 		case verbose:
 		case l.Test == "" || p.failed[l.Test]:
-			out = append(out, strings.TrimSuffix(l.Output, "\n"))
+			out = append(out, l.Output)
 		}
 	}
 	if e.Action == "pass" && p.passed > 0 && len(out) > 0 {
-		out[len(out)-1] += "\t(" + tests(p.passed) + ")"
+		out[len(out)-1] = strings.TrimSuffix(out[len(out)-1], "\n") + "\t(" + tests(p.passed) + ")\n"
 	}
 	for _, l := range out {
-		f.println(now, l)
+		f.write(now, l)
 	}
 }
 
@@ -160,12 +162,12 @@ func (f *formatter) tick(now time.Time, quiet time.Duration) {
 	if len(running) > 0 {
 		what = "still running: " + strings.Join(running, ", ")
 	}
-	f.println(now, fmt.Sprintf("suite: %s: %s", now.Sub(f.began).Round(time.Second), what))
+	f.write(now, fmt.Sprintf("suite: %s: %s\n", now.Sub(f.began).Round(time.Second), what))
 }
 
 // summary prints the totals.
 func (f *formatter) summary(now time.Time) {
-	f.println(now, fmt.Sprintf("suite: %d packages ok, %d failed, %d without tests, in %s",
+	f.write(now, fmt.Sprintf("suite: %d packages ok, %d failed, %d without tests, in %s\n",
 		f.ok, f.failed, f.skipped, now.Sub(f.began).Round(time.Second)))
 }
 
