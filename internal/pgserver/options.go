@@ -200,13 +200,14 @@ func host(u string) string {
 const RootCacheDir = "/var/cache/pgid"
 
 // EmbeddedOptions configure [StartEmbedded]. The zero value reads
-// PGID_POSTGRES_BINARIES and PGID_POSTGRES_CACHE, and otherwise downloads
+// PGID_POSTGRES_BINARIES, PGID_POSTGRES_SOURCE, PGID_POSTGRES_CACHE and
+// PGID_VERBOSE, and otherwise runs an installed PostgreSQL or downloads
 // PostgreSQL 18 into the default cache.
 type EmbeddedOptions struct {
 	// Binaries is a directory holding bin/initdb and bin/postgres (with the
 	// lib and share they find next to them); when empty,
-	// $PGID_POSTGRES_BINARIES; when that is empty too, EmbeddedVersion is
-	// downloaded (once) into the cache.
+	// $PGID_POSTGRES_BINARIES; when that is empty too, Source's sources
+	// are tried. When set, Source is not used.
 	Binaries string
 	// RunAsUser is the unprivileged user the server runs as when this
 	// process is root; when empty, $PGID_POSTGRES_USER; when that is empty

