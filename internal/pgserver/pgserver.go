@@ -153,7 +153,7 @@ func Find(ctx context.Context, o Options) (*Server, error) {
 			return nil, err // interrupted: no help wanted
 		}
 		if err != nil && o.Embedded.verbose(o.getenv) {
-			return nil, fmt.Errorf("%s=embedded: %w\n%s", EnvMode, err, waysHelp(&o, "skipped", "skipped", "skipped", err.Error()))
+			return nil, fmt.Errorf("%s=embedded: %w\n%s", EnvMode, err, waysHelp(&o, "skipped", "skipped", "skipped", "failed: above"))
 		}
 		if err != nil {
 			return nil, fmt.Errorf("%s=embedded: %w", EnvMode, err)
