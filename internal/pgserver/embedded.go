@@ -26,7 +26,8 @@ import (
 // # What it runs, and from where
 //
 // It starts two programs, bin/initdb and then bin/postgres (the postmaster,
-// which forks the rest), with os/exec, and no other: it probes readiness
+// which forks the rest), with os/exec, and no other (but an installed
+// PostgreSQL's pg_config, asked where its files are): it probes readiness
 // and the version over a connection, not with pg_ctl or pg_isready. If
 // another process takes the chosen port before the postmaster binds it,
 // another port is chosen (up to five tries).
@@ -48,14 +49,14 @@ import (
 // bin directory, initdb and postgres, and every file of the share and lib
 // directories its pg_config names; the pg_config on PATH is run (as this
 // process's user, for --bindir) only once its path passes the same check.
-// One that fails is passed over. A download goes to the cache directory, which must pass
-// the same check (a missing one is made, 0755 for root, 0700 otherwise; an
-// existing one is never repaired), into a new owner-only directory there,
-// through an [os.Root] (at most 100,000 entries, 2,000 directories, 16
-// levels and 512 bytes a name, and stopping when ctx is done), and is
-// renamed into place after the check. What
-// fails a check is refused with an [*UnsafePathError] naming the path and the
-// fix (errors.Is [ErrUnsafePath]).
+// One that fails is passed over. A download goes to the cache directory,
+// which must pass the same check (a missing one is made, 0755 for root,
+// 0700 otherwise; an existing one is never repaired), into a new
+// owner-only directory there, through an [os.Root] (at most 100,000
+// entries, 2,000 directories, 16 levels and 512 bytes a name, and stopping
+// when ctx is done), and is renamed into place after the check. What fails
+// a check is refused with an [*UnsafePathError] naming the path and the fix
+// (errors.Is [ErrUnsafePath]).
 //
 // The data directory is made in os.TempDir, which may be sticky and
 // world-writable (/tmp) but must otherwise pass the same check: a new
