@@ -136,6 +136,18 @@ func (f *formatter) done(now time.Time, e event, p *pkgState) {
 			out = append(out, l.Output)
 		}
 	}
+	if e.Action == "fail" && !p.failuresExplained() {
+		// A failed test with no line of its own: its output was attributed
+		// to another test (output written outside t.Log, or from a
+		// goroutine after its test ended). Show every test's lines rather
+		// than lose the message.
+		out = out[:0]
+		for _, l := range p.lines {
+			if !strings.HasPrefix(l.Output, "=== ") {
+				out = append(out, l.Output)
+			}
+		}
+	}
 	if e.Action == "pass" && p.passed > 0 && len(out) > 0 {
 		out[len(out)-1] = strings.TrimSuffix(out[len(out)-1], "\n") + "\t(" + tests(p.passed) + ")\n"
 	}
@@ -185,4 +197,32 @@ func tests(n int) string {
 		return "1 test"
 	}
 	return fmt.Sprintf("%d tests", n)
+}
+
+// failuresExplained reports whether every failed test has a line of its
+// own besides its "--- FAIL" line.
+func (p *pkgState) failuresExplained() bool {
+	said := map[string]bool{}
+	for _, l := range p.lines {
+		if l.Test != "" && !strings.HasPrefix(l.Output, "=== ") && !strings.HasPrefix(l.Output, "--- ") {
+			said[l.Test] = true
+		}
+	}
+	for name := range p.failed {
+		if !said[name] && !p.hasFailedSubtest(name) {
+			return false
+		}
+	}
+	return true
+}
+
+// hasFailedSubtest reports whether a subtest of name failed: a parent
+// fails with its subtests and says nothing itself.
+func (p *pkgState) hasFailedSubtest(name string) bool {
+	for n := range p.failed {
+		if strings.HasPrefix(n, name+"/") {
+			return true
+		}
+	}
+	return false
 }

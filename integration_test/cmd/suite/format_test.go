@@ -172,3 +172,27 @@ func TestWhichServer(t *testing.T) {
 		}
 	}
 }
+
+// A failed test whose message was attributed to another test (written
+// outside t.Log, or from a goroutine): the package's lines are all shown,
+// without the run markers, so the message is not lost.
+func TestFormatterFailureWithoutItsOwnLines(t *testing.T) {
+	const s = `{"Action":"start","Package":"p"}
+{"Action":"run","Package":"p","Test":"TestA"}
+{"Action":"output","Package":"p","Test":"TestA","Output":"=== RUN   TestA\n"}
+{"Action":"run","Package":"p","Test":"TestB"}
+{"Action":"output","Package":"p","Test":"TestB","Output":"=== RUN   TestB\n"}
+{"Action":"output","Package":"p","Test":"TestA","Output":"    b_test.go:9: the message of TestB\n"}
+{"Action":"output","Package":"p","Test":"TestA","Output":"--- PASS: TestA (0.00s)\n"}
+{"Action":"pass","Package":"p","Test":"TestA"}
+{"Action":"output","Package":"p","Test":"TestB","Output":"--- FAIL: TestB (0.00s)\n"}
+{"Action":"fail","Package":"p","Test":"TestB"}
+{"Action":"output","Package":"p","Output":"FAIL\n"}
+{"Action":"output","Package":"p","Output":"FAIL\tp\t0.1s\n"}
+{"Action":"fail","Package":"p"}
+`
+	got := feed(t, s, nil)
+	if !strings.Contains(got, "the message of TestB") || strings.Contains(got, "=== RUN") || !strings.Contains(got, "--- FAIL: TestB") {
+		t.Errorf("got:\n%s", got)
+	}
+}
