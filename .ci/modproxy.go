@@ -16,7 +16,8 @@
 //	    disk) as VERSION; every require of a sibling module is rewritten to
 //	    VERSION in the served go.mod and go.sum, as a release does. -write
 //	    also writes those go.mod/go.sum changes into the working tree, in
-//	    every module of go.work (what the release script commits).
+//	    every module of go.work, and the versions of go.work's replace
+//	    directives (what the release script commits).
 //
 // The zips follow the module zip format (golang.org/x/mod/zip): names are
 // MODULE@VERSION/PATH; files of nested modules, vendor directories and
@@ -206,6 +207,12 @@ func fromTree(out, version string, write bool) error {
 			}
 			sums[modulePath(dir)] = h
 		}
+	}
+	if write {
+		// go.work's replace directives name the versions the go.mods
+		// require: the workspace never asks a proxy for them.
+		i := byName["go.work"]
+		return os.WriteFile("go.work", rewriteRequires(files[i].data, version), 0o644)
 	}
 	return nil
 }
