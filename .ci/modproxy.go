@@ -17,7 +17,8 @@
 //	    VERSION in the served go.mod and go.sum, as a release does. -write
 //	    also writes those go.mod/go.sum changes into the working tree, in
 //	    every module of go.work, and the versions of go.work's replace
-//	    directives (what the release script commits).
+//	    directives (what the release script commits). -export DIR copies
+//	    the working tree with those changes into DIR instead (.ci/modcheck).
 //
 // The zips follow the module zip format (golang.org/x/mod/zip): names are
 // MODULE@VERSION/PATH; files of nested modules, vendor directories and
@@ -79,16 +80,17 @@ func main() {
 	tree := flag.String("tree", "", "zip the working tree as `version`")
 	tags := flag.Bool("tags", false, "zip every release tag from git")
 	write := flag.Bool("write", false, "with -tree: write the rewritten go.mod/go.sum into the working tree")
+	export := flag.String("export", "", "with -tree: copy the working tree, rewritten, into `directory`")
 	flag.Parse()
-	if *out == "" || (*tree == "") == !*tags || (*write && *tree == "") || flag.NArg() > 0 {
-		fmt.Fprintln(os.Stderr, "usage: go run .ci/modproxy.go -out DIR (-tags | -tree VERSION [-write])")
+	if *out == "" || (*tree == "") == !*tags || ((*write || *export != "") && *tree == "") || flag.NArg() > 0 {
+		fmt.Fprintln(os.Stderr, "usage: go run .ci/modproxy.go -out DIR (-tags | -tree VERSION [-write] [-export DIR])")
 		os.Exit(2)
 	}
 	var err error
 	if *tags {
 		err = fromTags(*out)
 	} else {
-		err = fromTree(*out, *tree, *write)
+		err = fromTree(*out, *tree, *write, *export)
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "modproxy:", err)
@@ -138,7 +140,7 @@ func fromTags(out string) error {
 	return nil
 }
 
-func fromTree(out, version string, write bool) error {
+func fromTree(out, version string, write bool, export string) error {
 	if !versionRE.MatchString(version) {
 		return fmt.Errorf("version %q is not a semantic version vX.Y.Z[-pre]", version)
 	}
@@ -208,11 +210,23 @@ func fromTree(out, version string, write bool) error {
 			sums[modulePath(dir)] = h
 		}
 	}
+	i := byName["go.work"]
+	files[i].data = rewriteRequires(files[i].data, version)
+	if export != "" {
+		for _, f := range files {
+			p := filepath.Join(export, filepath.FromSlash(f.name))
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				return err
+			}
+			if err := os.WriteFile(p, f.data, 0o644); err != nil {
+				return err
+			}
+		}
+	}
 	if write {
 		// go.work's replace directives name the versions the go.mods
 		// require: the workspace never asks a proxy for them.
-		i := byName["go.work"]
-		return os.WriteFile("go.work", rewriteRequires(files[i].data, version), 0o644)
+		return os.WriteFile("go.work", files[i].data, 0o644)
 	}
 	return nil
 }
