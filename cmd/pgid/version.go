@@ -13,8 +13,9 @@ const (
 
 // version is what --version prints: the version of the module
 // github.com/pgid/pgid/cmd/pgid this pgid was built from (vX.Y.Z after
-// go install …/cmd/pgid@vX.Y.Z or go get -tool; "(devel)" from a clone
-// unless go build stamped a version from git), the library's version when
+// go install …/cmd/pgid@vX.Y.Z or go get -tool; "(devel)" from a clone's
+// workspace; a version from git with GOWORK=off, "+dirty" when changed),
+// the library's version when
 // it differs (go get -tool builds with the service's github.com/pgid/pgid,
 // whose migrations are the ones pgid applies), the commit and its time when
 // the build recorded them (a build in a git checkout), and the Go version.
@@ -47,7 +48,8 @@ func versionOf(bi *debug.BuildInfo) string {
 	}
 	parts := []string{"pgid", v}
 	for _, d := range bi.Deps {
-		if d.Path == libModule && d.Version != "" && d.Version != mod.Version {
+		// "+dirty": go build in a clone at a tag, with changes (Go 1.24+).
+		if d.Path == libModule && d.Version != "" && d.Version != strings.TrimSuffix(mod.Version, "+dirty") {
 			parts = append(parts, "(library "+d.Version+")")
 		}
 	}

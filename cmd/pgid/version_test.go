@@ -26,6 +26,10 @@ func TestVersionOf(t *testing.T) {
 			Deps: []*debug.Module{lib("v0.1.0")}}, "pgid v0.1.0 go1.26.8"},
 		{"clone with git", debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Path: cmdModule, Version: "(devel)"},
 			Deps: []*debug.Module{lib("")}, Settings: vcs}, "pgid (devel) 0123456789ab 2026-11-25T21:00:00Z (modified) go1.26.8"},
+		// GOWORK=off go build in a clone at a tag, with a change: Go stamps
+		// v0.1.0+dirty; the library at v0.1.0 is the same release.
+		{"clone at a tag, changed", debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Path: cmdModule, Version: "v0.1.0+dirty"},
+			Deps: []*debug.Module{lib("v0.1.0")}, Settings: vcs}, "pgid v0.1.0+dirty 0123456789ab 2026-11-25T21:00:00Z (modified) go1.26.8"},
 		// go get -tool: the service is the main module; its git revision is
 		// not pgid's, and its library version wins by MVS.
 		{"go tool in a service", debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Path: "example.com/svc", Version: "(devel)"},
