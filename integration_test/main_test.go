@@ -22,6 +22,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"flag"
 	"fmt"
 	"net/url"
 	"os"
@@ -57,6 +58,7 @@ func TestMain(m *testing.M) {
 }
 
 func run(m *testing.M) int {
+	flag.Parse() // for testing.Verbose in announce
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 
@@ -90,6 +92,9 @@ func run(m *testing.M) int {
 		source, version, moduleVersion("github.com/jackc/pgx/v5"), moduleVersion("github.com/lib/pq"),
 		moduleVersion("github.com/testcontainers/testcontainers-go"))
 	fmt.Println("integration_test:", serverInfo)
+	announce("integration_test: " + serverInfo + "\n" +
+		"integration_test: all of this package takes about 2 minutes; go test prints its result when it ends " +
+		"(go run ./integration_test/cmd/suite shows progress)")
 
 	templateDB = "pgid_tmpl_" + randomHex(6)
 	if err := createTemplate(ctx, templateDB); err != nil {
@@ -102,6 +107,26 @@ func run(m *testing.M) int {
 	return m.Run()
 }
 
+// announce writes line to the terminal, if there is one, when go test
+// would not show it until the package ends: go test buffers a test
+// binary's stdout and stderr both (without -v, or with -v and several
+// packages) and shows nothing of a package that passes without -v, so what
+// TestMain prints about the server would otherwise appear only at the end,
+// if at all. Under -v or -json (the suite command) the output is already
+// streamed or shown; without a controlling terminal (CI) there is nowhere
+// to write, and nothing is written.
+func announce(line string) {
+	if testing.Verbose() || os.Getenv("PGID_INNER_GO_TEST") != "" { // cache_test.go's go test
+		return
+	}
+	tty, err := os.OpenFile("/dev/tty", os.O_WRONLY, 0)
+	if err != nil {
+		return
+	}
+	defer tty.Close()
+	fmt.Fprintln(tty, line)
+}
+
 // findServer returns the DSN of a PostgreSQL server that answers, where it
 // came from, and a function that releases it: pgserver.Find, with
 // testcontainers-go as its test-only step 3.
@@ -111,6 +136,7 @@ func findServer(ctx context.Context) (dsn, source string, cleanup func(), err er
 		HookName: "a Docker engine for testcontainers-go to start " + containerImage,
 		Embedded: pgserver.EmbeddedOptions{Logf: func(format string, args ...any) {
 			fmt.Fprintf(os.Stderr, format+"\n", args...)
+			announce("integration_test: " + fmt.Sprintf(format, args...))
 		}},
 	})
 	if err != nil {

@@ -330,7 +330,8 @@ func checkAllFunctions(t *testing.T, conn *pgx.Conn, path string, covered map[st
 		"retire_partition", "partition_span", "partition_ddl_lock", "default_partition_rows")
 
 	checkTailFunctions(t, conn, path)
-	call("tail_enable", "tail_disable", "tail_config", "tail_writers", "tail_guard_ulid", "tail_guard_objectid", "_tail_refuse")
+	call("tail_enable", "tail_disable", "tail_config", "tail_writers", "tail_guard_ulid", "tail_guard_objectid", "_tail_refuse",
+		"_tail_check", "_tail_raise", "tail_poll", "tail_below")
 }
 
 // checkTailFunctions sets up a ULID and an ObjectId table for tailing,
@@ -375,6 +376,44 @@ func checkTailFunctions(t *testing.T, conn *pgx.Conn, path string) {
 	}
 	if len(rows) != 1 || !strings.Contains(string(rows[0].JSON), `"n":1`) {
 		t.Errorf("search_path %s: Tailer read %v", path, rows)
+	}
+	// What a Tailer asks each poll, and what it asks of a partition attached
+	// while it reads, called directly: the setup check finds nothing wrong,
+	// the poll reports the table and its lead, and the probe of a partition
+	// sees a row equal to the cursor only when asked for "or equal".
+	var problems int
+	if err := conn.QueryRow(ctx, `SELECT pg_catalog.count(*) FROM pgid._tail_check('public.hijack_tail_u'::pg_catalog.regclass,
+		'pgid.tail_guard_ulid()'::pg_catalog.regprocedure, $1::pg_catalog.bytea)`, []byte("1\x00")).Scan(&problems); err != nil || problems != 0 {
+		t.Errorf("search_path %s: _tail_check: %d problems, %v; want none", path, problems, err)
+	}
+	if _, err := conn.Exec(ctx, `SELECT pgid._tail_raise('public.hijack_tail_u'::pg_catalog.regclass,
+		'pgid.tail_guard_ulid()'::pg_catalog.regprocedure, $1::pg_catalog.bytea)`, []byte("1\x00")); err != nil {
+		t.Errorf("search_path %s: _tail_raise on a sound setup: %v", path, err)
+	}
+	var lead time.Duration
+	var names []string
+	var busy bool
+	if err := conn.QueryRow(ctx, "SELECT max_lead, names, busy FROM pgid.tail_poll('public.hijack_tail_u'::pg_catalog.regclass)").
+		Scan(&lead, &names, &busy); err != nil || lead != time.Second || len(names) != 1 || busy {
+		t.Errorf("search_path %s: tail_poll: lead %v, names %v, busy %v, %v; want 1s, the table, not busy", path, lead, names, busy, err)
+	}
+	at := ulidtype.MinAt(time.Now())
+	if _, err := conn.Exec(ctx, `DROP TABLE IF EXISTS public.hijack_tail_p;
+		CREATE TABLE public.hijack_tail_p (id pgid.ulid PRIMARY KEY) PARTITION BY RANGE (id);
+		CREATE TABLE public.hijack_tail_p_all PARTITION OF public.hijack_tail_p DEFAULT`); err != nil {
+		t.Fatalf("search_path %s: %v", path, err)
+	}
+	if _, err := conn.Exec(ctx, "INSERT INTO public.hijack_tail_p (id) VALUES ($1)", at); err != nil {
+		t.Fatalf("search_path %s: %v", path, err)
+	}
+	var orEqual, below bool
+	if err := conn.QueryRow(ctx, `SELECT pgid.tail_below('public.hijack_tail_p'::pg_catalog.regclass, 'public.hijack_tail_p_all'::pg_catalog.regclass, $1::pg_catalog.uuid, true),
+		pgid.tail_below('public.hijack_tail_p'::pg_catalog.regclass, 'public.hijack_tail_p_all'::pg_catalog.regclass, $1::pg_catalog.uuid, false)`, at).
+		Scan(&orEqual, &below); err != nil || !orEqual || below {
+		t.Errorf("search_path %s: tail_below at the row's id: or equal %v, below %v, %v; want true, false", path, orEqual, below, err)
+	}
+	if _, err := conn.Exec(ctx, "DROP TABLE public.hijack_tail_p"); err != nil {
+		t.Errorf("search_path %s: %v", path, err)
 	}
 	for _, table := range []string{"public.hijack_tail_u", "public.hijack_tail_o"} {
 		if err := tail.Disable(ctx, conn, table); err != nil {

@@ -440,7 +440,15 @@ func TestTailLeastPrivilege(t *testing.T) {
 	if _, err := tx.Exec(ctx, "CREATE TEMP TABLE hold_xid (x int)"); err != nil {
 		t.Fatal(err)
 	}
-	go func() { time.Sleep(2 * time.Second); tx.Commit(ctx) }()
+	// The commit happens before the blocker's connection is closed (the
+	// cleanup connect registered): the test waits for it.
+	committed := make(chan error, 1)
+	go func() { time.Sleep(2 * time.Second); committed <- tx.Commit(ctx) }()
+	t.Cleanup(func() {
+		if err := <-committed; err != nil {
+			t.Errorf("commit of the blocking transaction: %v", err)
+		}
+	})
 	res := runTail(t, dsn, tailLoad{
 		writers: 4, duration: 4 * time.Second, longTx: 1, longTxFor: 2 * time.Second,
 		lead: time.Second, poll: 50 * time.Millisecond, readerDSN: withUser(dsn, role),

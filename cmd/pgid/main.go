@@ -19,7 +19,8 @@
 //	pgid partition ensure|list --table T [--every W --ahead N --retain D --retire HOW] [--json]
 //	pgid tail --table T [--since TIME|ID] [--enable LEAD] [--json]
 //
-// Run "pgid COMMAND -h" for each command's flags; docs/CLI.md has examples.
+// Run "pgid COMMAND -h" for what each command needs and does, with
+// examples, and its flags; docs/CLI.md has more.
 // Exit status: 0 on success, 2 for bad input (flags, IDs, times), 1 when the
 // work itself failed (e.g. no database).
 package main
@@ -167,7 +168,8 @@ func topUsage(w io.Writer) {
 	for _, c := range commands {
 		fmt.Fprintf(w, "  pgid %s %s\n      %s\n", c.name, c.args, c.summary)
 	}
-	fmt.Fprintln(w, "\nRun \"pgid COMMAND -h\" for a command's flags, \"pgid --version\" for the version.")
+	fmt.Fprintln(w, "\nRun \"pgid COMMAND -h\" for what a command needs and does, and its flags;")
+	fmt.Fprintln(w, "\"pgid --version\" prints the version.")
 	fmt.Fprintln(w, "Exit status 2 means bad input, 1 a failure.")
 }
 
@@ -179,12 +181,21 @@ func newFlags(e *env, name string) *flag.FlagSet {
 		if c.name == name {
 			fs.Usage = func() {
 				fmt.Fprintf(fs.Output(), "Usage: pgid %s %s\n  %s\n", c.name, c.args, c.summary)
-				fmt.Fprintln(fs.Output(), "Flags (-x and --x are the same):")
-				fs.PrintDefaults()
+				printHelp(fs, c.name)
 			}
 		}
 	}
 	return fs
+}
+
+// printHelp writes the help text of command name, if it has one, and the
+// flags of fs.
+func printHelp(fs *flag.FlagSet, name string) {
+	if h := commandHelp[name]; h != "" {
+		fmt.Fprintf(fs.Output(), "\n%s\n\n", strings.TrimRight(h, "\n"))
+	}
+	fmt.Fprintln(fs.Output(), "Flags (-x and --x are the same):")
+	fs.PrintDefaults()
 }
 
 // parse parses args with fs and returns the positional arguments. Flags may

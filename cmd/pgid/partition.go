@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/pgid/pgid/partition"
@@ -23,12 +24,13 @@ func cmdPartition(ctx context.Context, e *env, args []string) error {
 	case "list":
 		return cmdPartitionList(ctx, e, args[1:])
 	case "-h", "-help", "--help", "help":
-		fmt.Fprintln(e.stdout, `Usage: pgid partition ensure|list --table T [flags]
+		fmt.Fprintf(e.stdout, `Usage: pgid partition ensure|list --table T [flags]
   ensure  create the partitions of a table partitioned by RANGE (id), keep some
           ready ahead of now, and retire those older than the retention
   list    show each partition with its time range and row estimate
-Run "pgid partition ensure -h" or "pgid partition list -h" for the flags;
-docs/PARTITIONING.md explains the plan.`)
+
+%s
+`, strings.TrimRight(commandHelp["partition"], "\n"))
 		return nil
 	}
 	return usagef("unknown subcommand %q: want ensure or list", args[0])
@@ -212,9 +214,10 @@ func cmdPartitionList(ctx context.Context, e *env, args []string) error {
 // partitionFlags returns the flag set of "pgid partition <usage>".
 func partitionFlags(e *env, usage string) *flag.FlagSet {
 	fs := newFlags(e, "partition")
+	sub, _, _ := strings.Cut(usage, " ")
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "Usage: pgid partition %s\nFlags (-x and --x are the same):\n", usage)
-		fs.PrintDefaults()
+		fmt.Fprintf(fs.Output(), "Usage: pgid partition %s\n", usage)
+		printHelp(fs, "partition "+sub)
 	}
 	return fs
 }

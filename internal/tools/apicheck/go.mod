@@ -1,0 +1,3 @@
+module github.com/pgid/pgid/internal/tools/apicheck
+
+go 1.25.0
