@@ -5,9 +5,9 @@ go 1.25.0
 require (
 	github.com/jackc/pgx/v5 v5.12.0
 	github.com/lib/pq v1.12.3
-	github.com/pgid/pgid v0.1.0
-	github.com/pgid/pgid/internal/pgserver v0.1.0
-	github.com/pgid/pgid/sqlc v0.1.0
+	github.com/pgid/pgid v0.5.0
+	github.com/pgid/pgid/internal/pgserver v0.5.0
+	github.com/pgid/pgid/sqlc v0.5.0
 	github.com/testcontainers/testcontainers-go/modules/postgres v0.44.0
 )
 
