@@ -156,6 +156,11 @@ func fromTree(out, version string, write bool, export string) error {
 	if err != nil {
 		return err
 	}
+	// go.work's replace directives name the versions the go.mods require
+	// (the workspace never asks a proxy for them). go.work is a file of
+	// the root module: rewritten before the root is zipped.
+	w := byName["go.work"]
+	files[w].data = rewriteRequires(files[w].data, version)
 	sums := map[string][2]string{} // module path -> h1 of the zip, of the go.mod
 	// First the tagged modules in order, so each go.sum gets the hashes
 	// of the zips before its own module is zipped, then the others.
@@ -210,8 +215,6 @@ func fromTree(out, version string, write bool, export string) error {
 			sums[modulePath(dir)] = h
 		}
 	}
-	i := byName["go.work"]
-	files[i].data = rewriteRequires(files[i].data, version)
 	if export != "" {
 		for _, f := range files {
 			p := filepath.Join(export, filepath.FromSlash(f.name))
@@ -224,9 +227,7 @@ func fromTree(out, version string, write bool, export string) error {
 		}
 	}
 	if write {
-		// go.work's replace directives name the versions the go.mods
-		// require: the workspace never asks a proxy for them.
-		return os.WriteFile("go.work", files[i].data, 0o644)
+		return os.WriteFile("go.work", files[w].data, 0o644)
 	}
 	return nil
 }
