@@ -195,7 +195,7 @@ func dropDatabase(ctx context.Context, name string) error {
 }
 
 // serverChoice lists what decides which server the tests run against.
-var serverChoice = []string{pgserver.EnvDatabaseURL, pgserver.EnvMode, pgserver.EnvBinaries, pgserver.EnvCache, "TMPDIR"}
+var serverChoice = []string{pgserver.EnvDatabaseURL, pgserver.EnvMode, pgserver.EnvBinaries, pgserver.EnvCache, pgserver.EnvSource, pgserver.EnvUser, "TMPDIR"}
 
 var recordOnce sync.Once
 

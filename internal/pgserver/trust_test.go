@@ -152,7 +152,7 @@ func TestUnsafeCacheRefused(t *testing.T) {
 	srv, requests := mirror(t, fixtureJar(t, map[string]string{"bin/initdb": "#!/bin/sh\nexit 1\n", "bin/postgres": "#!/bin/sh\nexit 1\n"}), false)
 	base := privateDir(t)
 	start := func(cache string, env map[string]string) error {
-		s, err := StartEmbedded(context.Background(), EmbeddedOptions{BinaryRepositoryURL: srv.URL, CacheDir: cache, Getenv: func(k string) string { return env[k] }})
+		s, err := StartEmbedded(context.Background(), EmbeddedOptions{Source: SourceMaven, BinaryRepositoryURL: srv.URL, CacheDir: cache, Getenv: func(k string) string { return env[k] }})
 		if err == nil {
 			s.Close()
 		}
