@@ -2,14 +2,12 @@ module github.com/pgid/pgid/bench
 
 go 1.25.0
 
-replace github.com/pgid/pgid => ../
-
 require (
 	github.com/gofrs/uuid/v5 v5.5.1
 	github.com/google/uuid v1.6.0
 	github.com/jackc/pgx/v5 v5.12.0
 	github.com/oklog/ulid/v2 v2.1.2
-	github.com/pgid/pgid v0.0.0-00010101000000-000000000000
+	github.com/pgid/pgid v0.5.0
 	github.com/rs/xid v1.6.0
 	github.com/segmentio/ksuid v1.0.4
 	github.com/speps/go-hashids/v2 v2.0.1

@@ -2,16 +2,12 @@ module github.com/pgid/pgid/integration_test
 
 go 1.25.0
 
-replace github.com/pgid/pgid => ../
-
-replace github.com/pgid/pgid/sqlc => ../sqlc
-
 require (
 	github.com/jackc/pgx/v5 v5.12.0
 	github.com/lib/pq v1.12.3
-	github.com/pgid/pgid v0.0.0-00010101000000-000000000000
-	github.com/pgid/pgid/internal/pgserver v0.0.0-00010101000000-000000000000
-	github.com/pgid/pgid/sqlc v0.0.0-00010101000000-000000000000
+	github.com/pgid/pgid v0.5.0
+	github.com/pgid/pgid/internal/pgserver v0.5.0
+	github.com/pgid/pgid/sqlc v0.5.0
 	github.com/testcontainers/testcontainers-go/modules/postgres v0.44.0
 )
 
@@ -75,5 +71,3 @@ require (
 	golang.org/x/text v0.41.0 // indirect
 	gopkg.in/yaml.v3 v3.0.1 // indirect
 )
-
-replace github.com/pgid/pgid/internal/pgserver => ../internal/pgserver

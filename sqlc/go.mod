@@ -2,12 +2,10 @@ module github.com/pgid/pgid/sqlc
 
 go 1.25.0
 
-replace github.com/pgid/pgid => ../
-
 require (
 	github.com/jackc/pgx/v5 v5.12.0
 	github.com/lib/pq v1.12.3
-	github.com/pgid/pgid v0.0.0-00010101000000-000000000000
+	github.com/pgid/pgid v0.5.0
 )
 
 require (

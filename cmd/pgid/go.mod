@@ -2,16 +2,11 @@ module github.com/pgid/pgid/cmd/pgid
 
 go 1.25.0
 
-replace (
-	github.com/pgid/pgid => ../../
-	github.com/pgid/pgid/internal/pgserver => ../../internal/pgserver
-)
-
 require (
 	github.com/google/uuid v1.6.0
 	github.com/jackc/pgx/v5 v5.12.0
-	github.com/pgid/pgid v0.0.0-00010101000000-000000000000
-	github.com/pgid/pgid/internal/pgserver v0.0.0-00010101000000-000000000000
+	github.com/pgid/pgid v0.5.0
+	github.com/pgid/pgid/internal/pgserver v0.5.0
 )
 
 require (

@@ -33,7 +33,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"runtime/debug"
 	"slices"
 	"strings"
 	"syscall"
@@ -162,31 +161,6 @@ func message(name string, err error) string {
 		}
 	}
 	return strings.Join(kept, ": ")
-}
-
-// version is what --version prints: the module version pgid was built as
-// (a tag with go install pgid@version, "(devel)" in a checkout), the
-// commit when the build recorded one, and the Go version.
-func version() string {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "pgid (unknown version)"
-	}
-	v := "pgid " + bi.Main.Version
-	settings := map[string]string{}
-	for _, s := range bi.Settings {
-		settings[s.Key] = s.Value
-	}
-	if rev := settings["vcs.revision"]; rev != "" {
-		v += " " + rev[:min(12, len(rev))]
-		if t := settings["vcs.time"]; t != "" {
-			v += " " + t
-		}
-		if settings["vcs.modified"] == "true" {
-			v += " (modified)"
-		}
-	}
-	return v + " " + bi.GoVersion
 }
 
 func topUsage(w io.Writer) {
