@@ -458,7 +458,7 @@ func TestPartitionDetachLookAlike(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	mallory := "pgid_mallory_" + randomHex(4)
-	if _, err := admin.Exec(ctx, "CREATE ROLE "+mallory+" LOGIN"); err != nil {
+	if _, err := admin.Exec(ctx, "CREATE ROLE "+mallory+" LOGIN PASSWORD '"+mallory+"'"); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _, _ = admin.Exec(context.Background(), "DROP ROLE IF EXISTS "+mallory) })
@@ -500,7 +500,7 @@ func TestPartitionDetachLookAlike(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg.User = mallory
+	cfg.User, cfg.Password = mallory, mallory
 	mconn, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
 		t.Fatal(err)
