@@ -99,7 +99,7 @@ func TestGORM(t *testing.T) {
 			Refs:    objectidtype.Slice{f.refOld, f.refA},
 			OptRefs: objectidtype.NullSlice{{ObjectID: f.refA, Valid: true}, {}},
 			Related: ulidtype.Slice{f.old}, Maybe: ulidtype.NullSlice{{}, {ULID: f.b, Valid: true}},
-			Note:    "a"},
+			Note: "a"},
 		{ID: f.b, UserID: f.user, Ref: f.refB, Refs: objectidtype.Slice{}, Note: "b"},
 	}
 	if err := db.Create(&rows).Error; err != nil {
