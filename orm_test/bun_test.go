@@ -52,15 +52,15 @@ func TestBun(t *testing.T) {
 	rows := []bunOrder{
 		{ID: f.old, UserID: f.user, Ref: f.refOld, Note: "old"},
 		{ID: f.a, UserID: f.user, Owner: owner, ParentID: parent, Ref: f.refA,
-			OptRef:  objectidtype.NullObjectID{ObjectID: f.extra, Valid: true},
-			Refs:    objectidtype.Slice{f.refOld, f.refA},
+			OptRef: objectidtype.NullObjectID{ObjectID: f.extra, Valid: true},
+			Refs:   objectidtype.Slice{f.refOld, f.refA},
 			// pgdialect writes a type:…[] column with its own array
 			// appender, element by element, which refuses a NULL element
 			// ("pgdialect: can't append elem <nil>"): NullSlice values
 			// with NULL elements cannot be written through bun's models.
 			OptRefs: objectidtype.NullSlice{{ObjectID: f.refA, Valid: true}},
 			Related: ulidtype.Slice{f.old}, Maybe: ulidtype.NullSlice{{ULID: f.b, Valid: true}},
-			Note:    "a"},
+			Note: "a"},
 		{ID: f.b, UserID: f.user, Ref: f.refB, Refs: objectidtype.Slice{}, Note: "b"},
 	}
 	if _, err := db.NewInsert().Model(&rows).Exec(ctx); err != nil {
