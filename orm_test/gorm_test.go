@@ -199,3 +199,58 @@ func TestGORM(t *testing.T) {
 	}
 	assertColumns(t, dsn, "gorm_orders", wantOrderColumns)
 }
+
+// gormDomains names pgid's domains in type tags, which the README warns
+// against, and checks an ObjectID's length with a check tag instead.
+type gormDomains struct {
+	ID      ulidtype.ULID         `gorm:"primaryKey"`
+	Parent  ulidtype.ULID         `gorm:"type:pgid.ulid"`
+	Ref     objectidtype.ObjectID `gorm:"type:pgid.objectid"`
+	Checked objectidtype.ObjectID `gorm:"check:checked_len,octet_length(checked) = 12"`
+}
+
+// TestGORMDomainTags shows why GormDataType names uuid and bytea and not
+// pgid's domains: GORM compares a column's type with the base type's name
+// (information_schema's udt_name), so every AutoMigrate alters a column
+// whose type tag names a domain again. A check tag is stable.
+func TestGORMDomainTags(t *testing.T) {
+	dsn := newDB(t)
+	rec := &sqlRecorder{}
+	db, err := gorm.Open(postgres.Open(dsn), &gorm.Config{Logger: rec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sqlDB, err := db.DB()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sqlDB.Close() })
+	if err := db.AutoMigrate(&gormDomains{}); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"id": "uuid", "parent": "pgid.ulid", "ref": "pgid.objectid", "checked": "bytea"}
+	assertColumns(t, dsn, "gorm_domains", want)
+	rec.mu.Lock()
+	rec.stmt = nil
+	rec.mu.Unlock()
+	if err := db.AutoMigrate(&gormDomains{}); err != nil {
+		t.Fatal(err)
+	}
+	ch := strings.Join(rec.changes(), "\n")
+	for _, col := range []string{`"parent" TYPE pgid.ulid`, `"ref" TYPE pgid.objectid`} {
+		if !strings.Contains(ch, col) {
+			t.Errorf("second AutoMigrate did not alter %s again (GORM now keeps domain columns: the README's GORM notes can change); it ran:\n%s", col, ch)
+		}
+	}
+	if strings.Contains(ch, `"checked"`) {
+		t.Errorf("second AutoMigrate altered the checked column:\n%s", ch)
+	}
+	assertColumns(t, dsn, "gorm_domains", want)
+
+	// The check tag refuses an 11-byte value, as the domain would.
+	err = db.Exec(`INSERT INTO gorm_domains (id, parent, ref, checked) VALUES (?, ?, ?, '\x0102030405060708090a0b'::bytea)`,
+		ulidtype.New(), ulidtype.New(), objectidtype.New()).Error
+	if err == nil || !strings.Contains(err.Error(), "checked_len") {
+		t.Errorf("11-byte value into the checked column: %v, want a violation of checked_len", err)
+	}
+}
