@@ -129,6 +129,21 @@ func TestBun(t *testing.T) {
 		t.Errorf("after updates: children of a %v, old row %+v", children, saved)
 	}
 
+	// A NullSlice with NULL elements goes in as a query argument (its
+	// Value, one array literal), not through the model's array appender,
+	// and the model reads it back.
+	withNulls := ulidtype.NullSlice{{}, {ULID: f.a, Valid: true}}
+	if _, err := db.NewUpdate().Model((*bunOrder)(nil)).Set("maybe = ?", withNulls).Where("id = ?", f.b).Exec(ctx); err != nil {
+		t.Fatalf("Update NullSlice with a NULL element: %v", err)
+	}
+	var b bunOrder
+	if err := db.NewSelect().Model(&b).Where("id = ?", f.b).Scan(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(b.Maybe, withNulls) {
+		t.Errorf("NullSlice with a NULL element read back as %v, want %v", b.Maybe, withNulls)
+	}
+
 	// Delete.
 	if _, err := db.NewDelete().Model((*bunOrder)(nil)).Where("id = ?", f.a).Exec(ctx); err != nil {
 		t.Fatalf("Delete: %v", err)
