@@ -5,8 +5,10 @@ import (
 	"slices"
 	"testing"
 
+	"ariga.io/atlas/sql/migrate"
 	"entgo.io/ent/dialect"
 	entsql "entgo.io/ent/dialect/sql"
+	entschema "entgo.io/ent/dialect/sql/schema"
 	"entgo.io/ent/schema/field"
 	"github.com/pgid/pgid/objectidtype"
 	"github.com/pgid/pgid/ulidtype"
@@ -43,9 +45,40 @@ func TestEnt(t *testing.T) {
 	t.Cleanup(func() { pool.Close() })
 	drv := entsql.OpenDB(dialect.Postgres, pool.DB())
 
-	if err := drv.Exec(ctx, `CREATE TABLE orders (id uuid PRIMARY KEY, parent_id uuid, ref pgid.objectid NOT NULL, refs pgid.objectid[])`, []any{}, nil); err != nil {
-		t.Fatal(err)
+	// The table as entc writes it into ent/migrate/schema.go for the
+	// fields of entFields, created by ent's migration (Atlas), as
+	// client.Schema.Create does.
+	cols := []*entschema.Column{
+		{Name: "id", Type: field.TypeUUID},
+		{Name: "parent_id", Type: field.TypeUUID, Nullable: true},
+		{Name: "ref", Type: field.TypeOther, SchemaType: map[string]string{dialect.Postgres: "pgid.objectid"}},
+		{Name: "refs", Type: field.TypeOther, Nullable: true, SchemaType: map[string]string{dialect.Postgres: "pgid.objectid[]"}},
 	}
+	table := &entschema.Table{Name: "orders", Columns: cols, PrimaryKey: cols[:1]}
+	var changes int
+	count := func(next entschema.Applier) entschema.Applier {
+		return entschema.ApplyFunc(func(ctx context.Context, conn dialect.ExecQuerier, plan *migrate.Plan) error {
+			changes += len(plan.Changes)
+			return next.Apply(ctx, conn, plan)
+		})
+	}
+	for i := range 2 {
+		changes = 0
+		m, err := entschema.NewMigrate(drv, entschema.WithApplyHook(count))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := m.Create(ctx, table); err != nil {
+			t.Fatalf("migrate %d: %v", i+1, err)
+		}
+		if i == 0 && changes == 0 {
+			t.Errorf("first migrate planned no change (the hook counts nothing)")
+		}
+		if i == 1 && changes != 0 {
+			t.Errorf("second migrate planned %d changes, want none", changes)
+		}
+	}
+	assertColumns(t, dsn, "orders", map[string]string{"id": "uuid", "parent_id": "uuid", "ref": "pgid.objectid", "refs": "pgid.objectid[]"})
 	f := newFixture()
 	ins := entsql.Dialect(dialect.Postgres).Insert("orders").Columns("id", "parent_id", "ref", "refs").
 		Values(f.old, nil, f.refOld, nil).
@@ -75,6 +108,21 @@ func TestEnt(t *testing.T) {
 		Where(entsql.IsNull("parent_id")).OrderBy("id")
 	if got := entIDs(ctx, t, drv, sel); !slices.Equal(got, []ulidtype.ULID{f.old, f.b}) {
 		t.Errorf("IS NULL: %v", got)
+	}
+
+	// Update, then Delete.
+	q, args = entsql.Dialect(dialect.Postgres).Update("orders").Set("parent_id", f.a).Where(entsql.EQ("id", f.b)).Query()
+	if err := drv.Exec(ctx, q, args, nil); err != nil {
+		t.Fatalf("update: %v", err)
+	}
+	q, args = entsql.Dialect(dialect.Postgres).Delete("orders").Where(entsql.EQ("id", f.a)).Query()
+	if err := drv.Exec(ctx, q, args, nil); err != nil {
+		t.Fatalf("delete: %v", err)
+	}
+	sel = entsql.Dialect(dialect.Postgres).Select("id").From(entsql.Table("orders")).
+		Where(entsql.NotNull("parent_id")).OrderBy("id")
+	if got := entIDs(ctx, t, drv, sel); !slices.Equal(got, []ulidtype.ULID{f.b}) {
+		t.Errorf("after update and delete, rows with a parent: %v, want [%v]", got, f.b)
 	}
 }
 
