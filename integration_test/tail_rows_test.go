@@ -188,6 +188,22 @@ func TestTailRowsErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	mustExec(t, conn, "INSERT INTO ev (n) SELECT g FROM generate_series(1, 5) g")
+	// Wait until the rows are all below the horizon: a first Tailer has
+	// read them all.
+	probe, err := tail.New(conn, tail.Config[ulidtype.ULID]{Table: "ev"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for n, deadline := 0, time.Now().Add(30*time.Second); n < 5; {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d rows of 5 within 30 s", n)
+		}
+		r, err := probe.Next(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n += len(r)
+	}
 	tl, err := tail.New(conn, tail.Config[ulidtype.ULID]{Table: "ev", Batch: 3})
 	if err != nil {
 		t.Fatal(err)
@@ -204,7 +220,6 @@ func TestTailRowsErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Wait until the rows are below the horizon: a read that returns them.
 	var first []ev
 	for deadline := time.Now().Add(30 * time.Second); len(first) == 0; {
 		if time.Now().After(deadline) {
