@@ -38,6 +38,12 @@
 // (reading from a standby is not safe; use logical decoding when rows must
 // come out in commit order or the lead cannot be bounded).
 //
+// [Tailer.Next] returns each row as its ID and row_to_json of the row;
+// [Collect] and [RunCollect] return the same batches as typed columns,
+// scanned as pgx.CollectRows does (into structs with
+// pgx.RowToStructByName, or []any with [Values]): IDs as [ulidtype.ULID]
+// and [objectidtype.ObjectID], bytea as []byte, no JSON on the server.
+//
 // Run the migrations first. The reader needs SELECT on the table and nothing
 // else; [Enable] needs the table's owner.
 package tail
