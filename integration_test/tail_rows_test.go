@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/jackc/pgx/v5/stdlib"
 
 	"github.com/pgid/pgid/objectidtype"
 	"github.com/pgid/pgid/tail"
@@ -278,5 +280,71 @@ func TestTailRowsErrors(t *testing.T) {
 	}
 	if _, err := tl.Next(ctx); !errors.Is(err, tail.ErrBelowCursor) {
 		t.Errorf("Next after Collect stopped: %v", err)
+	}
+}
+
+// tail.Collect through each kind of DB (a pool, database/sql), with the
+// simple protocol too (text format results): the same rows, IDs and bytea
+// decoded alike.
+func TestTailRowsDBs(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dsn := newDB(t, true)
+	conn := connect(t, dsn, pgx.QueryExecModeCacheStatement)
+	mustExec(t, conn, "CREATE TABLE ev (id pgid.objectid PRIMARY KEY DEFAULT pgid.gen_objectid(), ref pgid.ulid, blob bytea)")
+	if err := tail.Enable(ctx, conn, "ev", 50*time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	type ev struct {
+		ID   objectidtype.ObjectID
+		Ref  ulidtype.NullULID
+		Blob []byte
+	}
+	want := []ev{{Ref: ulidtype.NullULID{ULID: ulidtype.New(), Valid: true}, Blob: []byte{0, 1, 0xff}}, {Blob: []byte{}}, {}}
+	for i := range want {
+		want[i].ID = objectidtype.New()
+		mustExec(t, conn, "INSERT INTO ev VALUES ($1, $2, $3)", want[i].ID, want[i].Ref, want[i].Blob)
+	}
+	slices.SortFunc(want, func(a, b ev) int { return a.ID.Compare(b.ID) })
+	// Collect reads with a new Tailer until it has all three rows.
+	collect := func(name string, tl *tail.Tailer[objectidtype.ObjectID]) {
+		var got []ev
+		for deadline := time.Now().Add(30 * time.Second); len(got) < len(want); {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: %d rows of %d within 30 s", name, len(got), len(want))
+			}
+			evs, err := tail.Collect(ctx, tl, pgx.RowToStructByName[ev])
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			got = append(got, evs...)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: got %+v, want %+v", name, got, want)
+		}
+	}
+	for _, mode := range []pgx.QueryExecMode{pgx.QueryExecModeCacheStatement, pgx.QueryExecModeSimpleProtocol} {
+		cfg, err := pgxpool.ParseConfig(dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg.ConnConfig.DefaultQueryExecMode = mode
+		pool, err := pgxpool.NewWithConfig(ctx, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer pool.Close()
+		tl, err := tail.New(pool, tail.Config[objectidtype.ObjectID]{Table: "ev"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		collect("pool/"+modeName(mode), tl)
+		db := stdlib.OpenDBFromPool(pool)
+		defer db.Close()
+		tls, err := tail.New(db, tail.Config[objectidtype.ObjectID]{Table: "ev"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		collect("database/sql/"+modeName(mode), tls)
 	}
 }
