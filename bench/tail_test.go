@@ -31,7 +31,10 @@ import (
 //     ratio;
 //   - backlog: PGID_BENCH_ROWS rows made over an hour, loaded with
 //     CopyFrom before tail.Enable, then read by a Tailer from the zero ID to
-//     the end in batches of 100 and of 1,000; tail-rows/s;
+//     the end in batches of 100 and of 1,000; tail-rows/s (the rows as
+//     row_to_json, Tailer.Next) and, at 1,000, typed-rows/s (the rows as
+//     structs of typed columns, tail.Collect with pgx.RowToStructByName)
+//     and typed/json, their ratio, from two interleaved rounds of each;
 //   - lag: the adversarial load of integration_test's TestTailAdversarial
 //     (16 writers, random 0-200 ms pauses, 10 % rollbacks, one row in five
 //     by DEFAULT pgid.gen_ulid_v7(), the service clock 2 s behind, lead
@@ -189,7 +192,15 @@ func tailBacklog(b *testing.B, conn *pgx.Conn, rows int) {
 	if err := tail.Enable(ctx, conn, "backlog", 2*time.Second); err != nil {
 		b.Fatal(err)
 	}
-	for _, batch := range []int{100, 1000} {
+	// drain reads the whole backlog with a new Tailer at batch, through
+	// Next (the rows as JSON) or tail.Collect (as structs), and returns the
+	// time it took.
+	type backlogRow struct {
+		ID      ulidtype.ULID
+		Payload int32
+		Note    string
+	}
+	drain := func(batch int, typed bool) time.Duration {
 		tl, err := tail.New(conn, tail.Config[ulidtype.ULID]{Table: "backlog", Batch: batch})
 		if err != nil {
 			b.Fatal(err)
@@ -197,17 +208,44 @@ func tailBacklog(b *testing.B, conn *pgx.Conn, rows int) {
 		var got int64
 		start := time.Now()
 		for got < n {
-			r, err := tl.Next(ctx)
-			if err != nil {
-				b.Fatal(err)
+			var k int
+			if typed {
+				r, err := tail.Collect(ctx, tl, pgx.RowToStructByName[backlogRow])
+				if err != nil {
+					b.Fatal(err)
+				}
+				k = len(r)
+			} else {
+				r, err := tl.Next(ctx)
+				if err != nil {
+					b.Fatal(err)
+				}
+				k = len(r)
 			}
-			if len(r) == 0 {
-				b.Fatalf("batch %d: no rows after %d of %d", batch, got, n)
+			if k == 0 {
+				b.Fatalf("batch %d (typed %v): no rows after %d of %d", batch, typed, got, n)
 			}
-			got += int64(len(r))
+			got += int64(k)
 		}
-		b.ReportMetric(float64(got)/time.Since(start).Seconds(), fmt.Sprintf("tail-rows/s-batch%d", batch))
+		return time.Since(start)
 	}
+	rate := func(d time.Duration, passes int) float64 { return float64(n) * float64(passes) / d.Seconds() }
+	b.ReportMetric(rate(drain(100, false), 1), "tail-rows/s-batch100")
+	// At batch 1,000, the JSON rows of Next and the structs of tail.Collect
+	// in two interleaved rounds each (JSON first, then typed first).
+	var asJSON, typed time.Duration
+	for round := range 2 {
+		if round == 0 {
+			asJSON += drain(1000, false)
+			typed += drain(1000, true)
+		} else {
+			typed += drain(1000, true)
+			asJSON += drain(1000, false)
+		}
+	}
+	b.ReportMetric(rate(asJSON, 2), "tail-rows/s-batch1000")
+	b.ReportMetric(rate(typed, 2), "typed-rows/s-batch1000")
+	b.ReportMetric(rate(typed, 2)/rate(asJSON, 2), "typed/json")
 }
 
 // tailLag runs the adversarial load for d with long transactions open

@@ -39,6 +39,14 @@ type tailLoad struct {
 	// stopOn, if set, accepts a Tailer error: the Tailer stops (the run
 	// goes on), and the error is tailResult.stopped.
 	stopOn func(error) bool
+	// cols and vals, if set, add columns to every INSERT: vals gives one
+	// row's values for cols (recorded in tailResult.inserted).
+	cols []string
+	vals func(r *rand.Rand, w int) []any
+	// read, if set, is a func(context.Context, *tail.Tailer[K]) ([]K,
+	// error) that reads the Tailer's next batch instead of Tailer.Next and
+	// returns the IDs it delivered.
+	read any
 }
 
 // tailHook is what tailLoad.during may do besides its DDL.
@@ -56,6 +64,7 @@ type tailResult[K tail.ID] struct {
 	lag       []time.Duration // delivery time minus commit time, per delivered row
 	naive     []K             // what the naive id > cursor reader delivered, in order
 	stopped   error           // the Tailer error tailLoad.stopOn accepted
+	inserted  map[K][]any     // tailLoad.vals of each committed row
 }
 
 // runTail creates table (id kind K) in the database at dsn, sets it up for
@@ -92,7 +101,11 @@ func runTail[K tail.ID](t *testing.T, dsn string, l tailLoad, newID func() K, mi
 	}
 	defer pool.Close()
 
-	res := tailResult[K]{committed: map[K]time.Time{}}
+	res := tailResult[K]{committed: map[K]time.Time{}, inserted: map[K][]any{}}
+	var extraCols string
+	for _, c := range l.cols {
+		extraCols += ", " + c
+	}
 	var mu sync.Mutex
 	errs := make(chan error, l.writers+l.longTx+2)
 	nap := func(r *rand.Rand) { time.Sleep(time.Duration(r.Int64N(int64(200 * time.Millisecond)))) }
@@ -104,6 +117,14 @@ func runTail[K tail.ID](t *testing.T, dsn string, l tailLoad, newID func() K, mi
 		var id K
 		if !byDefault {
 			id = newID()
+		}
+		var extra []any
+		var params string
+		if l.vals != nil {
+			extra = l.vals(r, w)
+		}
+		for i := range extra {
+			params += fmt.Sprintf(", $%d", i+3)
 		}
 		mu.Lock()
 		res.attempts++
@@ -120,9 +141,10 @@ func runTail[K tail.ID](t *testing.T, dsn string, l tailLoad, newID func() K, mi
 			nap(r)
 		}
 		if byDefault {
-			err = tx.QueryRow(ctx, "INSERT INTO ev (writer, note) VALUES ($1, 'default') RETURNING id", w).Scan(&id)
+			err = tx.QueryRow(ctx, "INSERT INTO ev (writer, note"+extraCols+") VALUES ($1, $2"+params+") RETURNING id",
+				append([]any{w, "default"}, extra...)...).Scan(&id)
 		} else {
-			_, err = tx.Exec(ctx, "INSERT INTO ev (id, writer) VALUES ($1, $2)", id, w)
+			_, err = tx.Exec(ctx, "INSERT INTO ev (id, writer"+extraCols+") VALUES ($1, $2"+params+")", append([]any{id, w}, extra...)...)
 		}
 		if tail.IsTooOld(err) {
 			mu.Lock()
@@ -146,6 +168,7 @@ func runTail[K tail.ID](t *testing.T, dsn string, l tailLoad, newID func() K, mi
 		}
 		mu.Lock()
 		res.committed[id] = time.Now()
+		res.inserted[id] = extra
 		mu.Unlock()
 		return nil
 	}
@@ -261,13 +284,28 @@ func runTail[K tail.ID](t *testing.T, dsn string, l tailLoad, newID func() K, mi
 	if err != nil {
 		t.Fatal(err)
 	}
-	reader("tailer", func() (int, func() bool, error) {
+	next := func(ctx context.Context, tl *tail.Tailer[K]) ([]K, error) {
 		rows, err := tl.Next(ctx)
+		ids := make([]K, len(rows))
+		for i, r := range rows {
+			ids[i] = r.ID
+		}
+		return ids, err
+	}
+	if l.read != nil {
+		f, ok := l.read.(func(context.Context, *tail.Tailer[K]) ([]K, error))
+		if !ok {
+			t.Fatalf("tailLoad.read is a %T, not a func(context.Context, *tail.Tailer[%T]) ([]%[2]T, error)", l.read, *new(K))
+		}
+		next = f
+	}
+	reader("tailer", func() (int, func() bool, error) {
+		rows, err := next(ctx, tl)
 		now := time.Now()
 		mu.Lock()
-		for _, r := range rows {
-			res.delivered = append(res.delivered, r.ID)
-			if c, ok := res.committed[r.ID]; ok {
+		for _, id := range rows {
+			res.delivered = append(res.delivered, id)
+			if c, ok := res.committed[id]; ok {
 				res.lag = append(res.lag, now.Sub(c))
 			}
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/pgid/pgid/objectidtype"
 	"github.com/pgid/pgid/tail"
 	"github.com/pgid/pgid/ulidtype"
 )
@@ -61,4 +62,53 @@ func ExampleNew() {
 	fmt.Println(errors.Is(err, tail.ErrConfig), err)
 	// Output:
 	// true tail: invalid configuration: Config.Table is empty
+}
+
+// Read the rows as structs instead of JSON: columns scan by name into
+// typed fields, with no JSON made on the server (pgx.RowToStructByName
+// matches the field names case-insensitively, or by their db tags).
+func ExampleRunCollect() {
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, os.Getenv("DATABASE_URL"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer conn.Close(ctx)
+
+	type Event struct {
+		ID      ulidtype.ULID             // id pgid.ulid (or uuid)
+		Account objectidtype.NullObjectID // account pgid.objectid, NULL allowed
+		Body    []byte                    // body bytea
+		Payload map[string]any            // payload jsonb
+		At      time.Time                 // at timestamptz
+		Note    *string                   // note text, NULL allowed
+	}
+	t, err := tail.New(conn, tail.Config[ulidtype.ULID]{Table: "events", Batch: 1000})
+	if err != nil {
+		log.Fatal(err)
+	}
+	err = tail.RunCollect(ctx, t, pgx.RowToStructByName[Event], func(ctx context.Context, evs []Event) error {
+		for _, e := range evs {
+			fmt.Println(e.ID, e.Account, len(e.Body), e.Payload, e.At, e.Note)
+		}
+		return nil // then t.Cursor() == evs[len(evs)-1].ID
+	})
+	log.Fatal(err)
+}
+
+// One batch as []any, the way pgx.Rows.Values gives it, the id as a ULID.
+func ExampleCollect() {
+	ctx := context.Background()
+	var conn *pgx.Conn // connected elsewhere
+	t, err := tail.New(conn, tail.Config[ulidtype.ULID]{Table: "events"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	rows, err := tail.Collect(ctx, t, tail.Values)
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, r := range rows {
+		fmt.Println(r...)
+	}
 }

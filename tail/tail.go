@@ -38,6 +38,12 @@
 // (reading from a standby is not safe; use logical decoding when rows must
 // come out in commit order or the lead cannot be bounded).
 //
+// [Tailer.Next] returns each row as its ID and row_to_json of the row;
+// [Collect] and [RunCollect] return the same batches as typed columns,
+// scanned as pgx.CollectRows does (into structs with
+// pgx.RowToStructByName, or []any with [Values]): IDs as [ulidtype.ULID]
+// and [objectidtype.ObjectID], bytea as []byte, no JSON on the server.
+//
 // Run the migrations first. The reader needs SELECT on the table and nothing
 // else; [Enable] needs the table's owner.
 package tail
@@ -296,35 +302,132 @@ func (t *Tailer[K]) Horizon() time.Time { return t.safe }
 // nothing new is safe to read yet, also while another session commits DDL
 // that changes the table's partitions. It returns [ErrUnsafe] while the
 // table's setup does not check every row, and [ErrBelowCursor], from then
-// on, once rows may have been written below the cursor unchecked.
+// on, once rows may have been written below the cursor unchecked. Each row
+// is its ID and row_to_json of the whole row; [Collect] reads the same
+// batches as typed columns instead.
 func (t *Tailer[K]) Next(ctx context.Context) ([]Row[K], error) {
-	var rows []Row[K]
-	err := t.conn(ctx, func(c *pgx.Conn) error {
-		var err error
-		rows, err = t.next(ctx, c)
-		return err
+	var out []Row[K]
+	err := t.read(ctx, "t.id, pg_catalog.row_to_json(t)::pg_catalog.text", func(r pgx.Rows) (K, error) {
+		var row Row[K]
+		var js []byte
+		if err := r.Scan(&row.ID, &js); err != nil {
+			return row.ID, err
+		}
+		row.JSON = json.RawMessage(js)
+		if out == nil {
+			out = make([]Row[K], 0, t.cfg.Batch)
+		}
+		out = append(out, row)
+		return row.ID, nil
 	})
-	return rows, err
+	return out, err
 }
 
-func (t *Tailer[K]) next(ctx context.Context, c *pgx.Conn) ([]Row[K], error) {
+// Collect reads the next batch as [Tailer.Next] does, with the same
+// guarantees and errors (and moves t's cursor the same way), but hands each
+// row to fn as pgx.CollectRows does, with the table's own columns (SELECT
+// t.*, in table order) in pgx's binary format: fn may be
+// pgx.RowToStructByName[Event], pgx.RowToAddrOfStructByPos, pgx.RowToMap,
+// [Values], or a function of your own. Columns decode with the connection's
+// type map: a uuid or pgid.ulid column scans into a [ulidtype.ULID] field,
+// a bytea or pgid.objectid column into an [objectidtype.ObjectID] or a
+// []byte, jsonb into a struct, map or json.RawMessage, timestamptz into a
+// time.Time, NULL into a pointer or sql.Null. In row.Values (and so
+// pgx.RowToMap and [Values]) the id column is a K; other columns are what
+// the type map makes of them (pgidpgx.DecodeUUIDAsULID for uuid columns).
+// No JSON is made on the server. If fn fails, Collect returns its error
+// and the cursor does not move.
+func Collect[T any, K ID](ctx context.Context, t *Tailer[K], fn pgx.RowToFunc[T]) ([]T, error) {
+	var out []T
+	var row idRow[K]
+	err := t.read(ctx, "t.*", func(r pgx.Rows) (K, error) {
+		if err := row.bind(r); err != nil {
+			return row.id, err
+		}
+		v, err := fn(&row)
+		if err != nil {
+			return row.id, err
+		}
+		if out == nil {
+			out = make([]T, 0, t.cfg.Batch)
+		}
+		out = append(out, v)
+		return row.id, nil
+	})
+	return out, err
+}
+
+// Values is a pgx.RowToFunc for [Collect] and [RunCollect] that returns a
+// row's columns as pgx.Rows.Values does, with the id column as the
+// Tailer's ID type.
+func Values(row pgx.CollectableRow) ([]any, error) { return row.Values() }
+
+// idRow is the row Collect hands to its pgx.RowToFunc: the current row of
+// the read, whose id (column idx, decoded as K) Values reports as a K.
+type idRow[K ID] struct {
+	pgx.Rows
+	idx int // the id column, -1 until the first row
+	id  K
+}
+
+// bind makes row the current row of r and decodes its id.
+func (row *idRow[K]) bind(r pgx.Rows) error {
+	fds := r.FieldDescriptions()
+	if row.Rows == nil {
+		row.Rows, row.idx = r, -1
+		for i, fd := range fds {
+			if fd.Name == "id" {
+				row.idx = i
+				break
+			}
+		}
+		if row.idx < 0 {
+			return errors.New("the rows have no column id")
+		}
+	}
+	fd := fds[row.idx]
+	return r.Conn().TypeMap().Scan(fd.DataTypeOID, fd.Format, r.RawValues()[row.idx], &row.id)
+}
+
+// Values returns the row's values with the id as a K.
+func (row *idRow[K]) Values() ([]any, error) {
+	v, err := row.Rows.Values()
+	if err != nil {
+		return nil, err
+	}
+	v[row.idx] = row.id
+	return v, nil
+}
+
+// read runs one read of [Tailer.Next] and [Collect] on one connection of
+// t's database: the horizon, then the rows below it after the cursor,
+// cols being the select list over the table (alias t). each takes one row
+// and returns its ID; the cursor moves to the last one only once every row
+// of the batch has been taken.
+func (t *Tailer[K]) read(ctx context.Context, cols string, each func(pgx.Rows) (K, error)) error {
+	return t.conn(ctx, func(c *pgx.Conn) error {
+		return t.next(ctx, c, cols, each)
+	})
+}
+
+func (t *Tailer[K]) next(ctx context.Context, c *pgx.Conn, cols string, each func(pgx.Rows) (K, error)) error {
 	if t.err != nil {
-		return nil, t.err
+		return t.err
 	}
 	if !t.started {
 		var kind string
 		var lead time.Duration
 		if err := c.QueryRow(ctx, "SELECT relation, kind, max_lead FROM pgid.tail_config($1::pg_catalog.regclass)", t.cfg.Table).
 			Scan(&t.rel, &kind, &lead); err != nil {
-			return nil, fmt.Errorf("tail: %s: %w", t.cfg.Table, sqlError(err))
+			return fmt.Errorf("tail: %s: %w", t.cfg.Table, sqlError(err))
 		}
 		if kind != kindOf[K]() {
-			return nil, fmt.Errorf("%w: %s is keyed by %s IDs, not %s", ErrKind, t.rel, kind, kindOf[K]())
+			return fmt.Errorf("%w: %s is keyed by %s IDs, not %s", ErrKind, t.rel, kind, kindOf[K]())
 		}
 		t.started = true
 	}
 	if c.PgConn().TxStatus() != 'I' {
-		return nil, fmt.Errorf("%w: the connection is inside a transaction; a Tailer needs a fresh snapshot for each statement", ErrConfig)
+		return fmt.Errorf("%w: the connection is inside a transaction; a Tailer needs a fresh snapshot for each statement", ErrConfig)
 	}
 	// 1. The horizon, in a statement (and transaction) of its own. The
 	// lead is read again each time, with the writers. A lowered lead is
@@ -340,11 +443,11 @@ func (t *Tailer[K]) next(ctx context.Context, c *pgx.Conn) ([]Row[K], error) {
 		var l poll
 		if err := c.QueryRow(ctx, "SELECT observed_at, xids, starts, max_lead, rels, names, attached, triggers, busy FROM pgid.tail_poll($1::pg_catalog.regclass)", t.cfg.Table).
 			Scan(&w.at, &w.xids, &w.starts, &lead, &l.rels, &l.names, &l.attached, &l.triggers, &l.busy); err != nil {
-			return nil, fmt.Errorf("tail: %s: horizon: %w", t.rel, sqlError(err))
+			return fmt.Errorf("tail: %s: horizon: %w", t.rel, sqlError(err))
 		}
 		safe, ok := t.h.advance(w)
 		if !ok {
-			return nil, nil
+			return nil
 		}
 		if s := safe.Add(-lead); s.After(t.safe) {
 			t.safe = s
@@ -353,12 +456,12 @@ func (t *Tailer[K]) next(ctx context.Context, c *pgx.Conn) ([]Row[K], error) {
 			// busy: a partition DDL is committing; the plan of a read
 			// might not scan a partition it attached. Read later.
 			t.full = false
-			return nil, err
+			return err
 		}
 		hi = minAt[K](t.safe)
 		if compare(t.cursor, hi) >= 0 {
 			t.full = false
-			return nil, nil
+			return nil
 		}
 	}
 	// 2. The rows, under a snapshot taken after the horizon.
@@ -368,31 +471,29 @@ func (t *Tailer[K]) next(ctx context.Context, c *pgx.Conn) ([]Row[K], error) {
 	}
 	// Only from the relations the last horizon's layout holds: the rows
 	// of a partition attached since then wait until t.check has seen it.
-	q := "SELECT t.id, pg_catalog.row_to_json(t)::pg_catalog.text FROM " + t.rel + " t WHERE t.id OPERATOR(pg_catalog." + op +
+	q := "SELECT " + cols + " FROM " + t.rel + " t WHERE t.id OPERATOR(pg_catalog." + op +
 		") $1 AND t.id OPERATOR(pg_catalog.<) $2 AND t.tableoid OPERATOR(pg_catalog.=) ANY ($4::pg_catalog.oid[]) ORDER BY t.id LIMIT $3"
 	r, err := c.Query(ctx, q, t.cursor, hi, t.cfg.Batch, t.rels)
 	if err != nil {
-		return nil, fmt.Errorf("tail: %s: read: %w", t.rel, err)
+		return fmt.Errorf("tail: %s: read: %w", t.rel, err)
 	}
-	out := make([]Row[K], 0, t.cfg.Batch)
+	defer r.Close()
+	n := 0
+	var last K
 	for r.Next() {
-		var row Row[K]
-		var js []byte
-		if err := r.Scan(&row.ID, &js); err != nil {
-			r.Close()
-			return nil, fmt.Errorf("tail: %s: read: %w", t.rel, err)
+		if last, err = each(r); err != nil {
+			return fmt.Errorf("tail: %s: read: %w", t.rel, err)
 		}
-		row.JSON = json.RawMessage(js)
-		out = append(out, row)
+		n++
 	}
 	if err := r.Err(); err != nil {
-		return nil, fmt.Errorf("tail: %s: read: %w", t.rel, err)
+		return fmt.Errorf("tail: %s: read: %w", t.rel, err)
 	}
-	if len(out) > 0 {
-		t.cursor, t.incl = out[len(out)-1].ID, false
+	if n > 0 {
+		t.cursor, t.incl = last, false
 	}
-	t.full = len(out) == t.cfg.Batch
-	return out, nil
+	t.full = n == t.cfg.Batch
+	return nil
 }
 
 // poll is the layout part of what pgid.tail_poll returns.
@@ -467,10 +568,24 @@ func sqlType[K ID]() string {
 // by the next Next or Run. Between empty reads it waits from MinWait,
 // doubling up to MaxWait; errors reading the database are returned.
 func (t *Tailer[K]) Run(ctx context.Context, handle func(context.Context, []Row[K]) error) error {
+	return run(ctx, t, t.Next, handle)
+}
+
+// RunCollect is [Tailer.Run] with the batches of [Collect]: it reads
+// batch after batch, each row made by fn, and hands each batch to handle
+// until ctx ends or handle fails, moving t's cursor past a batch only when
+// handle returns nil ([Tailer.Cursor] is the batch's last ID while handle
+// runs).
+func RunCollect[T any, K ID](ctx context.Context, t *Tailer[K], fn pgx.RowToFunc[T], handle func(context.Context, []T) error) error {
+	return run(ctx, t, func(ctx context.Context) ([]T, error) { return Collect(ctx, t, fn) }, handle)
+}
+
+// run is Run over the batches next reads.
+func run[T any, K ID](ctx context.Context, t *Tailer[K], next func(context.Context) ([]T, error), handle func(context.Context, []T) error) error {
 	wait := t.cfg.MinWait
 	for {
 		cur, incl := t.cursor, t.incl
-		rows, err := t.Next(ctx)
+		rows, err := next(ctx)
 		if err != nil {
 			if ctx.Err() != nil {
 				return ctx.Err()
