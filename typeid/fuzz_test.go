@@ -43,11 +43,11 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 		u, err := Parse[userPrefix](in)
-		check("user", u, err, u.String())
+		check("user", u.b, err, u.String())
 		e, err := Parse[emptyPrefix](in)
-		check("", e, err, e.String())
+		check("", e.b, err, e.String())
 		sn, err := Parse[snakePrefix](in)
-		check("pre_fix", sn, err, sn.String())
+		check("pre_fix", sn.b, err, sn.String())
 		var b ID[userPrefix]
 		err = b.UnmarshalText([]byte(in))
 		if (err == nil) != (u == b && m != nil && m[1] == "user") {

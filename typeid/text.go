@@ -138,7 +138,7 @@ func prefixError(input, p string, inInput bool, what string) *ParseError {
 // outside the alphabet with [ErrCharacter] and a first suffix character
 // above '7' with [ErrOverflow]. Any UUID version is accepted.
 func Parse[P Prefix](s string) (id ID[P], err error) {
-	err = parse(prefixOf[P](), s, (*[16]byte)(&id))
+	err = parse(prefixOf[P](), s, &id.b)
 	return id, err
 }
 
@@ -296,7 +296,7 @@ func (id ID[P]) String() string {
 	n := len(p)
 	if n == 0 || n > maxPrefixLen {
 		var b [suffixLen]byte
-		encodeSuffix((*[16]byte)(&id), &b)
+		encodeSuffix(&id.b, &b)
 		if n == 0 {
 			return string(b[:])
 		}
@@ -305,7 +305,7 @@ func (id ID[P]) String() string {
 	var b [maxPrefixLen + 1 + suffixLen]byte
 	copy(b[:], p)
 	b[n] = '_'
-	encodeSuffix((*[16]byte)(&id), (*[suffixLen]byte)(b[n+1:]))
+	encodeSuffix(&id.b, (*[suffixLen]byte)(b[n+1:]))
 	return string(b[:n+1+suffixLen])
 }
 
@@ -323,7 +323,7 @@ func (id ID[P]) AppendText(b []byte) ([]byte, error) {
 	}
 	n := len(b)
 	b = append(b, "00000000000000000000000000"...)
-	encodeSuffix((*[16]byte)(&id), (*[suffixLen]byte)(b[n:]))
+	encodeSuffix(&id.b, (*[suffixLen]byte)(b[n:]))
 	return b, nil
 }
 
@@ -335,12 +335,12 @@ func (id ID[P]) MarshalText() ([]byte, error) {
 // UnmarshalText implements the [encoding.TextUnmarshaler] interface. It
 // accepts what [Parse] does; on error id is left unchanged.
 func (id *ID[P]) UnmarshalText(text []byte) error {
-	return parse(prefixOf[P](), text, (*[16]byte)(id))
+	return parse(prefixOf[P](), text, &id.b)
 }
 
 // AppendBinary implements the [encoding.BinaryAppender] interface: it
 // appends the 16 bytes of id to b.
-func (id ID[P]) AppendBinary(b []byte) ([]byte, error) { return append(b, id[:]...), nil }
+func (id ID[P]) AppendBinary(b []byte) ([]byte, error) { return append(b, id.b[:]...), nil }
 
 // MarshalBinary implements the [encoding.BinaryMarshaler] interface: the 16
 // bytes, without the prefix.
