@@ -35,6 +35,9 @@ var (
 	ErrNull = errors.New("typeid: NULL")
 	// ErrScanType: Scan was given a Go type that cannot hold an ID.
 	ErrScanType = errors.New("typeid: unsupported scan source")
+	// ErrArray: the input of [Slice.Scan] or [NullSlice.Scan] is not a
+	// one-dimensional PostgreSQL array.
+	ErrArray = errors.New("typeid: invalid array")
 )
 
 // ParseError describes why an input is not a TypeID of the wanted type. It
@@ -85,7 +88,7 @@ func ValidPrefix(p string) error {
 }
 
 // validPrefix reports whether p follows the specification's prefix rules.
-func validPrefix(p string) bool {
+func validPrefix[T string | []byte](p T) bool {
 	n := len(p)
 	if n == 0 {
 		return true
