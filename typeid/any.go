@@ -95,23 +95,24 @@ func ParseWithPrefix(prefix, s string) (AnyID, error) {
 // writes only on success. The prefix is the text before the last '_', as
 // the specification splits it (the suffix has no '_').
 func parseAny[T string | []byte](s T, id *AnyID) error {
-	i := len(s) - 1
-	for i >= 0 && s[i] != '_' {
-		i--
-	}
 	var b [16]byte
-	if i < 0 {
-		if len(s) == suffixLen && decodeSuffix(s, 0, &b) {
+	switch i := len(s) - 1 - suffixLen; {
+	case i == -1:
+		if decodeSuffix(s, 0, &b) {
 			*id = AnyID{b: b}
 			return nil
 		}
-		return parseError(string(s), "")
-	}
-	if i > 0 && len(s) == i+1+suffixLen && validPrefix(s[:i]) && decodeSuffix(s, i+1, &b) {
-		*id = AnyID{prefix: string(s[:i]), b: b}
-		return nil
+	case i > 0 && s[i] == '_':
+		if validPrefix(s[:i]) && decodeSuffix(s, i+1, &b) {
+			*id = AnyID{prefix: string(s[:i]), b: b}
+			return nil
+		}
 	}
 	in := string(s)
+	i := strings.LastIndexByte(in, '_')
+	if i < 0 {
+		return parseError(in, "")
+	}
 	if i > 0 && !validPrefix(in[:i]) {
 		return prefixError(in, in[:i], true, "the prefix")
 	}
