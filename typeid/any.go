@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"database/sql/driver"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -123,15 +122,7 @@ func parseAny[T string | []byte](s T, id *AnyID) error {
 // error wraps [ErrWrongPrefix] and names both prefixes, as [Parse] does.
 func FromAny[P Prefix](a AnyID) (ID[P], error) {
 	if p := prefixOf[P](); a.prefix != p {
-		s := a.String()
-		msg := "prefix " + strconv.Quote(a.prefix) + ", want " + strconv.Quote(p)
-		switch {
-		case a.prefix == "":
-			msg = "no prefix, want " + strconv.Quote(p)
-		case p == "":
-			msg = "prefix " + strconv.Quote(a.prefix) + ", want none (the type's prefix is empty)"
-		}
-		return ID[P]{}, &ParseError{Input: s, Pos: 0, Err: ErrWrongPrefix, Msg: msg}
+		return ID[P]{}, wrongPrefix(a.String(), a.prefix, p)
 	}
 	return ID[P]{b: a.b}, nil
 }
@@ -182,36 +173,12 @@ func (id AnyID) Timestamp() time.Time { return ulidtype.ULID(id.b).Timestamp() }
 
 // String returns the TypeID text: the prefix, '_' and the 26-character
 // suffix, or the suffix alone if the prefix is empty.
-func (id AnyID) String() string {
-	n := len(id.prefix)
-	if n == 0 || n > maxPrefixLen {
-		var b [suffixLen]byte
-		encodeSuffix(&id.b, &b)
-		if n == 0 {
-			return string(b[:])
-		}
-		return id.prefix + "_" + string(b[:])
-	}
-	var b [maxPrefixLen + 1 + suffixLen]byte
-	copy(b[:], id.prefix)
-	b[n] = '_'
-	encodeSuffix(&id.b, (*[suffixLen]byte)(b[n+1:]))
-	return string(b[:n+1+suffixLen])
-}
+func (id AnyID) String() string { return format(id.prefix, &id.b) }
 
 // AppendText implements the [encoding.TextAppender] interface: it appends
 // the TypeID text to b. An AnyID made by this package always has a valid
 // prefix, so it does not fail.
-func (id AnyID) AppendText(b []byte) ([]byte, error) {
-	if id.prefix != "" {
-		b = append(b, id.prefix...)
-		b = append(b, '_')
-	}
-	n := len(b)
-	b = append(b, "00000000000000000000000000"...)
-	encodeSuffix(&id.b, (*[suffixLen]byte)(b[n:]))
-	return b, nil
-}
+func (id AnyID) AppendText(b []byte) ([]byte, error) { return appendText(b, id.prefix, &id.b), nil }
 
 // MarshalText implements the [encoding.TextMarshaler] interface.
 func (id AnyID) MarshalText() ([]byte, error) {

@@ -234,14 +234,7 @@ func parseError(s, prefix string) error {
 		}
 	}
 	if in != prefix {
-		msg := "prefix " + strconv.Quote(in) + ", want " + strconv.Quote(prefix)
-		switch {
-		case in == "":
-			msg = "no prefix, want " + strconv.Quote(prefix)
-		case prefix == "":
-			msg = "prefix " + strconv.Quote(in) + ", want none (the type's prefix is empty)"
-		}
-		return &ParseError{Input: s, Pos: 0, Err: ErrWrongPrefix, Msg: msg}
+		return wrongPrefix(s, in, prefix)
 	}
 	if len(suffix) != suffixLen {
 		return &ParseError{Input: s, Pos: -1, Err: ErrLength,
@@ -257,6 +250,19 @@ func parseError(s, prefix string) error {
 	return &ParseError{Input: s, Pos: off, Err: ErrOverflow,
 		Msg: "first suffix character " + idtext.QuoteByte(suffix[0]) + " at position " + strconv.Itoa(off) +
 			" is above '7', so the value overflows 128 bits"}
+}
+
+// wrongPrefix is the error for input s, a TypeID of prefix in where one of
+// prefix is wanted: it names both.
+func wrongPrefix(s, in, prefix string) *ParseError {
+	msg := "prefix " + strconv.Quote(in) + ", want " + strconv.Quote(prefix)
+	switch {
+	case in == "":
+		msg = "no prefix, want " + strconv.Quote(prefix)
+	case prefix == "":
+		msg = "prefix " + strconv.Quote(in) + ", want none (the type's prefix is empty)"
+	}
+	return &ParseError{Input: s, Pos: 0, Err: ErrWrongPrefix, Msg: msg}
 }
 
 // pairs maps a 10-bit value to its two base32 characters, the first in the
@@ -294,12 +300,15 @@ func encodeSuffix(id *[16]byte, b *[suffixLen]byte) {
 // String returns the TypeID text: P's prefix, '_' and the 26-character
 // suffix, or the suffix alone if the prefix is empty. It does not check the
 // prefix; [ID.MarshalText] does.
-func (id ID[P]) String() string {
-	p := prefixOf[P]()
+func (id ID[P]) String() string { return format(prefixOf[P](), &id.b) }
+
+// format returns the TypeID text of prefix p and UUID *u, without checking
+// p.
+func format(p string, u *[16]byte) string {
 	n := len(p)
 	if n == 0 || n > maxPrefixLen {
 		var b [suffixLen]byte
-		encodeSuffix(&id.b, &b)
+		encodeSuffix(u, &b)
 		if n == 0 {
 			return string(b[:])
 		}
@@ -308,7 +317,7 @@ func (id ID[P]) String() string {
 	var b [maxPrefixLen + 1 + suffixLen]byte
 	copy(b[:], p)
 	b[n] = '_'
-	encodeSuffix(&id.b, (*[suffixLen]byte)(b[n+1:]))
+	encodeSuffix(u, (*[suffixLen]byte)(b[n+1:]))
 	return string(b[:n+1+suffixLen])
 }
 
@@ -320,14 +329,19 @@ func (id ID[P]) AppendText(b []byte) ([]byte, error) {
 	if !validPrefix(p) {
 		return b, ValidPrefix(p)
 	}
+	return appendText(b, p, &id.b), nil
+}
+
+// appendText appends the TypeID text of prefix p and UUID *u to b.
+func appendText(b []byte, p string, u *[16]byte) []byte {
 	if p != "" {
 		b = append(b, p...)
 		b = append(b, '_')
 	}
 	n := len(b)
 	b = append(b, "00000000000000000000000000"...)
-	encodeSuffix(&id.b, (*[suffixLen]byte)(b[n:]))
-	return b, nil
+	encodeSuffix(u, (*[suffixLen]byte)(b[n:]))
+	return b
 }
 
 // MarshalText implements the [encoding.TextMarshaler] interface.
