@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgtype"
@@ -412,5 +413,31 @@ func TestAllocs(t *testing.T) {
 		if n := testing.AllocsPerRun(200, c.fn); n != c.want {
 			t.Errorf("%s: %v allocations, want %v", c.name, n, c.want)
 		}
+	}
+}
+
+// slicePrefix is a prefix type that is not comparable: ID[slicePrefix] must
+// still be.
+type slicePrefix []int
+
+func (slicePrefix) Prefix() string { return "slice" }
+
+// TestIDShape: an ID is 16 bytes whatever its prefix type, its zero value
+// is the nil UUID, and == compares the bytes, also for a prefix type that
+// == cannot compare.
+func TestIDShape(t *testing.T) {
+	if n := unsafe.Sizeof(userID{}); n != 16 {
+		t.Errorf("ID[userPrefix] is %d bytes", n)
+	}
+	if n := unsafe.Sizeof(ID[slicePrefix]{}); n != 16 {
+		t.Errorf("ID[slicePrefix] is %d bytes", n)
+	}
+	if n := unsafe.Sizeof([4]userID{}); n != 64 {
+		t.Errorf("[4]ID is %d bytes", n)
+	}
+	var zero ID[slicePrefix]
+	a, b := FromULID[slicePrefix](ulidtype.New()), FromULID[slicePrefix](ulidtype.New())
+	if !zero.IsZero() || zero.String() != "slice_00000000000000000000000000" || a == b || a != FromUUID[slicePrefix](a.UUID()) {
+		t.Fatal("zero value or == of ID[slicePrefix]")
 	}
 }
