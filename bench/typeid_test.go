@@ -35,6 +35,7 @@ var (
 	sinkTypeID pgUserID
 	sinkJetify jetifyUserID
 	sinkAnyID  jetify.AnyID
+	sinkPgAny  typeid.AnyID
 )
 
 // TestTypeIDMatchesJetify checks pgid's typeid against jetify's reference
@@ -81,6 +82,14 @@ func TestTypeIDMatchesJetify(t *testing.T) {
 		if err != nil || string(back.UUIDBytes()) != string(u[:]) || back.Prefix() != prefix {
 			t.Fatalf("jetify.FromString(%q) = %v, %v", text, back, err)
 		}
+		// The run-time path: pgid's AnyID against jetify's AnyID.
+		a, err := typeid.ParseAny(text)
+		if err != nil || a.ULID() != u || a.Prefix() != prefix {
+			t.Fatalf("typeid.ParseAny(%q) = %v, %v", text, a, err)
+		}
+		if fromUUID, err := typeid.AnyFromUUID(prefix, a.UUID()); err != nil || fromUUID.String() != j.String() {
+			t.Fatalf("typeid.AnyFromUUID(%q, %x) = %v, %v; jetify %q", prefix, u[:], fromUUID, err, j.String())
+		}
 
 		// One byte changed: a random byte, or a letter, digit, '_' or
 		// upper-case letter, which are the interesting ones.
@@ -104,6 +113,13 @@ func TestTypeIDMatchesJetify(t *testing.T) {
 		}
 		if ourErr == nil && theirs.String() != mutated {
 			t.Fatalf("%q: jetify writes it back as %q", mutated, theirs.String())
+		}
+		// Any prefix: pgid's ParseAny and jetify's FromString accept and
+		// refuse the same, with the same prefix.
+		ourAny, ourAnyErr := typeid.ParseAny(mutated)
+		theirAny, jAnyErr := jetify.FromString(mutated)
+		if (ourAnyErr == nil) != (jAnyErr == nil) || ourAnyErr == nil && (ourAny.Prefix() != theirAny.Prefix() || ourAny.String() != theirAny.String()) {
+			t.Fatalf("%q: pgid ParseAny %v, %v; jetify FromString %v, %v", mutated, ourAny, ourAnyErr, theirAny, jAnyErr)
 		}
 	}
 }
@@ -252,7 +268,8 @@ func BenchmarkTypeIDStorage(b *testing.B) {
 }
 
 // BenchmarkTypeIDInterleaved times String and Parse of pgid and jetify in
-// alternation, PGID_BENCH_ROUNDS rounds (default 20) of 200,000 calls each,
+// alternation (and, for a prefix known at run time, pgid's ParseAny and
+// jetify's FromString), PGID_BENCH_ROUNDS rounds (default 20) of 200,000 calls each,
 // and reports the fastest round of each in ns per call and the ratios
 // pgid/jetify: on a shared machine the minimum of interleaved rounds is
 // steadier than one long run per function, whose load differs. One
@@ -299,6 +316,16 @@ func BenchmarkTypeIDInterleaved(b *testing.B) {
 				sinkJetify, _ = jetify.Parse[jetifyUserID](s)
 			}
 		}},
+		{"pgid-ParseAny", func() {
+			for range calls {
+				sinkPgAny, _ = typeid.ParseAny(s)
+			}
+		}},
+		{"jetify-FromString", func() {
+			for range calls {
+				sinkAnyID, _ = jetify.FromString(s)
+			}
+		}},
 	}
 	best := map[string]float64{}
 	for b.Loop() {
@@ -318,4 +345,5 @@ func BenchmarkTypeIDInterleaved(b *testing.B) {
 	}
 	b.ReportMetric(best["pgid-String"]/best["jetify-String"], "String-ratio")
 	b.ReportMetric(best["pgid-Parse"]/best["jetify-Parse"], "Parse-ratio")
+	b.ReportMetric(best["pgid-ParseAny"]/best["jetify-FromString"], "ParseAny-ratio")
 }

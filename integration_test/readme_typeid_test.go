@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/jackc/pgx/v5/stdlib"
 
 	"github.com/pgid/pgid/typeid"
 )
@@ -51,5 +52,27 @@ func TestReadmeTypeID(t *testing.T) {
 	}
 	if _, err := typeid.Parse[UserPrefix]("order_" + id.Suffix()); !errors.Is(err, typeid.ErrWrongPrefix) {
 		t.Fatalf("an order's ID as a user's: %v", err)
+	}
+
+	db := stdlib.OpenDBFromPool(pool)
+	defer db.Close()
+
+	prefix := "user"                                                           // from configuration, say
+	a, err := typeid.ParseWithPrefix(prefix, text)                             // typeid.ParseAny(text) takes any prefix
+	err = pool.QueryRow(ctx, "SELECT id FROM users WHERE id = $1", a).Scan(&a) // binds the UUID; the scan keeps a's prefix
+	user, err := typeid.FromAny[UserPrefix](a)                                 // "order": ErrWrongPrefix, naming both
+
+	if err != nil || user != id || a.Prefix() != "user" {
+		t.Fatalf("the run-time prefix: %v %v, %v", a, user, err)
+	}
+
+	var ids typeid.Slice[UserPrefix] // NullSlice[UserPrefix] if elements may be NULL
+	err = db.QueryRowContext(ctx, "SELECT array_agg(id) FROM users WHERE id = ANY($1)", typeid.Slice[UserPrefix]{id}).Scan(&ids)
+
+	if err != nil || len(ids) != 1 || ids[0] != id {
+		t.Fatalf("database/sql slices: %v, %v", ids, err)
+	}
+	if _, err := typeid.FromAny[UserPrefix](typeid.MustParseAny("order_" + id.Suffix())); !errors.Is(err, typeid.ErrWrongPrefix) {
+		t.Fatalf("FromAny of an order's ID as a user's: %v", err)
 	}
 }

@@ -4,12 +4,14 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/pgid/pgid/pgidpgx"
 	"github.com/pgid/pgid/typeid"
@@ -342,4 +344,100 @@ func TestTypeIDTextColumnToUUID(t *testing.T) {
 	if rows.Err() != nil || i != len(ids) {
 		t.Fatalf("%d rows, %v", i, rows.Err())
 	}
+}
+
+// TestTypeIDAnyAndSlices: an AnyID, whose prefix comes from run time, goes
+// into a uuid column as its UUID and comes back with the prefix the caller
+// set; a TypeID text column scans into it with the text's prefix, and
+// FromAny refuses another type's. typeid.Slice and NullSlice bind to
+// = ANY($1) and scan array_agg and uuid[] columns with NULL elements. Each
+// through pgx in every exec mode, pgx's stdlib and lib/pq.
+func TestTypeIDAnyAndSlices(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dsn := newDB(t, true)
+	setup := connect(t, dsn, pgx.QueryExecModeCacheStatement)
+	mustExec(t, setup, `CREATE TABLE things (k text PRIMARY KEY, id uuid NOT NULL, refs pgid.ulid[], via text NOT NULL)`)
+	prefix := "order" // from configuration, say
+	type querier interface {
+		exec(sql string, args ...any) error
+		row(sql string, args ...any) func(dest ...any) error
+	}
+	run := func(name string, q querier) {
+		t.Helper()
+		id, err := typeid.NewAny(prefix)
+		if err != nil {
+			t.Fatal(err)
+		}
+		refs := typeid.NullSlice[tidUser]{{ID: typeid.New[tidUser](), Valid: true}, {}, {ID: typeid.New[tidUser](), Valid: true}}
+		if err := q.exec("INSERT INTO things VALUES ($1, $2, $3, pgid.typeid_text($4, $2::uuid))", name, id, refs, prefix); err != nil {
+			t.Fatalf("%s: insert: %v", name, err)
+		}
+		got, err := typeid.AnyFromUUID(prefix, uuid.Nil) // the prefix the column does not hold
+		if err != nil {
+			t.Fatal(err)
+		}
+		var fromText typeid.AnyID // takes the text's prefix
+		var gotRefs typeid.NullSlice[tidUser]
+		if err := q.row("SELECT id, via, refs FROM things WHERE k = $1", name)(&got, &fromText, &gotRefs); err != nil {
+			t.Fatalf("%s: select: %v", name, err)
+		}
+		if got != id || fromText != id || !slices.Equal(gotRefs, refs) {
+			t.Errorf("%s: wrote %v %v, read %v, text %v, refs %v", name, id, refs, got, fromText, gotRefs)
+		}
+		if _, err := typeid.FromAny[tidUser](got); err == nil || !strings.Contains(err.Error(), `prefix "order", want "user"`) {
+			t.Errorf("%s: FromAny of an order as a user: %v", name, err)
+		}
+		// A Slice to = ANY($1), array_agg back into a Slice; a NULL element
+		// refused by a Slice.
+		users := typeid.Slice[tidUser]{refs[2].ID, typeid.New[tidUser](), refs[0].ID}
+		var n int
+		var agg typeid.Slice[tidUser]
+		if err := q.row("SELECT count(*), array_agg(r ORDER BY r) FROM things, unnest(refs) AS r WHERE k = $1 AND r = ANY($2)", name, users)(&n, &agg); err != nil ||
+			n != 2 || !slices.Equal(agg, typeid.Slice[tidUser]{refs[0].ID, refs[2].ID}) {
+			t.Errorf("%s: = ANY(Slice): %d %v, %v", name, n, agg, err)
+		}
+		var plain typeid.Slice[tidUser]
+		if err := q.row("SELECT refs FROM things WHERE k = $1", name)(&plain); !errors.Is(err, typeid.ErrNull) {
+			t.Errorf("%s: a NULL element into a Slice: %v, %v", name, plain, err)
+		}
+	}
+	for _, mode := range allModes {
+		conn := connect(t, dsn, mode)
+		run("pgx/"+modeName(mode), tidPgx{ctx, conn})
+	}
+	for _, d := range []struct {
+		name string
+		db   *sql.DB
+	}{{"pgx stdlib", openStdlibSqlc(t, dsn)}, {"lib/pq", openLibPQ(t, dsn)}} {
+		run(d.name, tidSQL{ctx, d.db})
+	}
+}
+
+type tidPgx struct {
+	ctx  context.Context
+	conn *pgx.Conn
+}
+
+func (q tidPgx) exec(sql string, args ...any) error {
+	_, err := q.conn.Exec(q.ctx, sql, args...)
+	return err
+}
+
+func (q tidPgx) row(sql string, args ...any) func(dest ...any) error {
+	return q.conn.QueryRow(q.ctx, sql, args...).Scan
+}
+
+type tidSQL struct {
+	ctx context.Context
+	db  *sql.DB
+}
+
+func (q tidSQL) exec(sql string, args ...any) error {
+	_, err := q.db.ExecContext(q.ctx, sql, args...)
+	return err
+}
+
+func (q tidSQL) row(sql string, args ...any) func(dest ...any) error {
+	return q.db.QueryRowContext(q.ctx, sql, args...).Scan
 }

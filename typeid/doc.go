@@ -24,6 +24,11 @@
 //	id := typeid.New[UserPrefix]()          // a UUIDv7, strictly increasing in the process
 //	id, err := typeid.Parse[UserPrefix](s)  // "user_…" only; "order_…" fails with ErrWrongPrefix
 //
+// ID[UserPrefix] and ID[OrderPrefix] are distinct structs holding the 16
+// bytes: neither is assignable nor convertible to the other
+// (OrderID(userID) does not compile), and a deliberate change of prefix
+// goes through the bytes: FromUUID[OrderPrefix](userID.UUID()).
+//
 // The prefix must follow the specification: at most 63 characters of a-z
 // and _, starting and ending with a letter, or empty (then the text is the
 // 26 characters alone). Parse and the text marshallers check it every time
@@ -41,6 +46,23 @@
 // [ErrWrongPrefix], [ErrLength], [ErrCharacter], [ErrOverflow]) and name the
 // problem and its byte position.
 //
+// # Prefixes known at run time
+//
+// [AnyID] holds a prefix and a UUID, for a prefix from configuration or for
+// any TypeID in a log line or a request: [ParseAny] takes any valid prefix,
+// [ParseWithPrefix] the one given (as strictly as [Parse]), [NewAny] and
+// [AnyFromUUID] make one. [FromAny] turns it into an ID[P] after checking
+// that the prefix is P's, failing with [ErrWrongPrefix] naming both;
+// [ID.Any] goes back.
+//
+//	a, err := typeid.ParseAny("order_01h455vb4pex5vsknk084sn02q") // a.Prefix() == "order"
+//	id, err := typeid.FromAny[OrderPrefix](a)                    // an OrderID; FromAny[UserPrefix] fails
+//
+// A uuid column holds no prefix, so in a database the prefix comes from the
+// caller: AnyID binds its UUID, and scanning a uuid into an AnyID keeps the
+// prefix it had ([AnyFromUUID] sets it); a TypeID text from a text column
+// brings its own.
+//
 // # Databases
 //
 // An ID is stored as a uuid, 16 bytes in the table and in every index,
@@ -48,9 +70,11 @@
 // database/sql, [ID.Value] binds the UUID text and [ID.Scan] takes a uuid
 // in every form a driver hands back, or the TypeID text from a text column.
 // With pgx v5, ID is a [pgtype.UUIDScanner] and [pgtype.UUIDValuer]: binary,
-// without allocation. [NullID], sql.Null[ID[P]] and *ID[P] carry NULL. In
-// SQL, pgid.typeid_text(prefix, id) and pgid.typeid_uuid(text, prefix)
-// convert between the two (migration 007).
+// without allocation. [NullID], sql.Null[ID[P]] and *ID[P] carry NULL.
+// [Slice] and [NullSlice] bind and scan uuid[] arrays through database/sql
+// (id = ANY($1), array_agg(id)) with no wrapper. In SQL,
+// pgid.typeid_text(prefix, id) and pgid.typeid_uuid(text, prefix) convert
+// between the two (migration 007).
 //
 // The time helpers [MinAt], [MaxAt], [Range], [Since] and [Until] give the
 // bounds of a time window as IDs of the type, for

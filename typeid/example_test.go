@@ -79,3 +79,41 @@ func ExampleNullID() {
 	fmt.Println(v.Parent.Valid, v.Parent)
 	// Output: false NULL
 }
+
+func ExampleParseAny() {
+	// Any TypeID, as in a log line: the prefix is in the value.
+	a, err := typeid.ParseAny("order_01h455vb4pex5vsknk084sn02q")
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(a.Prefix(), a.UUIDString())
+
+	// Into a typed ID, after checking the prefix.
+	order, err := typeid.FromAny[OrderPrefix](a)
+	fmt.Println(order, err)
+	_, err = typeid.FromAny[UserPrefix](a)
+	fmt.Println(errors.Is(err, typeid.ErrWrongPrefix), err)
+	// Output:
+	// order 01890a5d-ac96-774b-bcce-b302099a8057
+	// order_01h455vb4pex5vsknk084sn02q <nil>
+	// true typeid: parse "order_01h455vb4pex5vsknk084sn02q": prefix "order", want "user"
+}
+
+func ExampleParseWithPrefix() {
+	prefix := "user" // from configuration
+	_, err := typeid.ParseWithPrefix(prefix, "order_01h455vb4pex5vsknk084sn02q")
+	fmt.Println(err)
+	// Output: typeid: parse "order_01h455vb4pex5vsknk084sn02q": prefix "order", want "user"
+}
+
+func ExampleAnyFromUUID() {
+	// A uuid column holds no prefix: the caller gives it.
+	u := typeid.MustParse[UserPrefix]("user_01h455vb4pex5vsknk084sn02q").UUID()
+	a, err := typeid.AnyFromUUID("account", u)
+	fmt.Println(a, err)
+	_, err = typeid.AnyFromUUID("Account", u)
+	fmt.Println(errors.Is(err, typeid.ErrPrefix))
+	// Output:
+	// account_01h455vb4pex5vsknk084sn02q <nil>
+	// true
+}

@@ -43,11 +43,22 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 		u, err := Parse[userPrefix](in)
-		check("user", u, err, u.String())
+		check("user", u.b, err, u.String())
 		e, err := Parse[emptyPrefix](in)
-		check("", e, err, e.String())
+		check("", e.b, err, e.String())
 		sn, err := Parse[snakePrefix](in)
-		check("pre_fix", sn, err, sn.String())
+		check("pre_fix", sn.b, err, sn.String())
+		// Any prefix: valid by the grammar, with the grammar's prefix, and
+		// written back unchanged; or refused with a sentinel.
+		a, err := ParseAny(in)
+		if m == nil {
+			check("\x00not a prefix", a.b, err, a.String())
+		} else {
+			check(m[1], a.b, err, a.String())
+			if err == nil && a.Prefix() != m[1] {
+				t.Fatalf("ParseAny(%q): prefix %q, want %q", in, a.Prefix(), m[1])
+			}
+		}
 		var b ID[userPrefix]
 		err = b.UnmarshalText([]byte(in))
 		if (err == nil) != (u == b && m != nil && m[1] == "user") {

@@ -13,4 +13,4 @@ var generator ulidtype.Generator
 // for concurrent use, and each call returns a value larger than every
 // earlier one from New in the process, whatever its prefix type (a
 // sequence of its own, separate from [ulidtype.New]'s).
-func New[P Prefix]() ID[P] { return ID[P](generator.New()) }
+func New[P Prefix]() ID[P] { return ID[P]{b: generator.New()} }

@@ -17,13 +17,13 @@ func (id *ID[P]) ScanUUID(v pgtype.UUID) error {
 	if !v.Valid {
 		return errNullID
 	}
-	*id = v.Bytes
+	id.b = v.Bytes
 	return nil
 }
 
 // UUIDValue implements the [pgtype.UUIDValuer] interface.
 func (id ID[P]) UUIDValue() (pgtype.UUID, error) {
-	return pgtype.UUID{Bytes: id, Valid: true}, nil
+	return pgtype.UUID{Bytes: id.b, Valid: true}, nil
 }
 
 // SkipUnderlyingTypePlan implements the [pgtype.SkipUnderlyingTypePlanner] interface.
@@ -31,11 +31,11 @@ func (NullID[P]) SkipUnderlyingTypePlan() {}
 
 // ScanUUID implements the [pgtype.UUIDScanner] interface.
 func (n *NullID[P]) ScanUUID(v pgtype.UUID) error {
-	*n = NullID[P]{ID: v.Bytes, Valid: v.Valid}
+	*n = NullID[P]{ID: ID[P]{b: v.Bytes}, Valid: v.Valid}
 	return nil
 }
 
 // UUIDValue implements the [pgtype.UUIDValuer] interface.
 func (n NullID[P]) UUIDValue() (pgtype.UUID, error) {
-	return pgtype.UUID{Bytes: n.ID, Valid: n.Valid}, nil
+	return pgtype.UUID{Bytes: n.ID.b, Valid: n.Valid}, nil
 }

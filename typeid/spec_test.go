@@ -81,10 +81,7 @@ func typedRoundTrip[P Prefix](t *testing.T, c specCase) {
 // and the runtime parser.
 func TestSpecValid(t *testing.T) {
 	for _, c := range readSpec(t, "valid.json") {
-		var u [16]byte
-		if err := parse(c.Prefix, c.TypeID, &u); err != nil {
-			t.Errorf("%s: parse(%q, %q): %v", c.Name, c.Prefix, c.TypeID, err)
-		}
+		anyRoundTrip(t, c)
 		switch c.Prefix {
 		case "":
 			typedRoundTrip[emptyPrefix](t, c)
@@ -110,22 +107,68 @@ func TestSpecInvalid(t *testing.T) {
 			expect = append(expect, c.TypeID[:i])
 		}
 		for _, p := range expect {
-			var u [16]byte
-			err := parse(p, c.TypeID, &u)
+			u, err := ParseWithPrefix(p, c.TypeID)
 			if err == nil {
-				t.Errorf("%s (%s): parse(%q, %q) accepted it as %x", c.Name, c.Description, p, c.TypeID, u)
+				t.Errorf("%s (%s): ParseWithPrefix(%q, %q) accepted it as %v", c.Name, c.Description, p, c.TypeID, u)
 				continue
 			}
-			known := false
-			for _, s := range sentinels {
-				known = known || errors.Is(err, s)
+			if !isSentinel(err, sentinels) || u != (AnyID{}) {
+				t.Errorf("%s: ParseWithPrefix(%q, %q) = %v, %v: want a sentinel and no value", c.Name, p, c.TypeID, u, err)
 			}
-			if !known || u != [16]byte{} {
-				t.Errorf("%s: parse(%q, %q) = %x, %v: want a sentinel and no value", c.Name, p, c.TypeID, u, err)
-			}
+		}
+		// The run-time path with any prefix, and its text unmarshaller.
+		if u, err := ParseAny(c.TypeID); err == nil || !isSentinel(err, sentinels) || u != (AnyID{}) {
+			t.Errorf("%s (%s): ParseAny(%q) = %v, %v: want a sentinel and no value", c.Name, c.Description, c.TypeID, u, err)
+		}
+		var a AnyID
+		if err := a.UnmarshalText([]byte(c.TypeID)); err == nil || a != (AnyID{}) {
+			t.Errorf("%s: AnyID.UnmarshalText(%q) = %v, %v", c.Name, c.TypeID, a, err)
 		}
 		if _, err := Parse[prefixPrefix](c.TypeID); err == nil {
 			t.Errorf("%s: Parse[prefixPrefix](%q) accepted it", c.Name, c.TypeID)
 		}
+	}
+}
+
+// isSentinel reports whether err wraps one of sentinels.
+func isSentinel(err error, sentinels []error) bool {
+	for _, s := range sentinels {
+		if errors.Is(err, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// anyRoundTrip checks the run-time path on a valid vector: ParseAny finds
+// its prefix and UUID, ParseWithPrefix accepts it under its prefix, the
+// UUID with the prefix writes it back, and FromAny of the right type agrees
+// with Parse.
+func anyRoundTrip(t *testing.T, c specCase) {
+	t.Helper()
+	a, err := ParseAny(c.TypeID)
+	if err != nil || a.Prefix() != c.Prefix || a.UUIDString() != c.UUID || a.String() != c.TypeID {
+		t.Errorf("%s: ParseAny(%q) = prefix %q uuid %s text %q, %v", c.Name, c.TypeID, a.Prefix(), a.UUIDString(), a.String(), err)
+	}
+	if w, err := ParseWithPrefix(c.Prefix, c.TypeID); err != nil || w != a {
+		t.Errorf("%s: ParseWithPrefix(%q, %q) = %v, %v", c.Name, c.Prefix, c.TypeID, w, err)
+	}
+	var scanned AnyID
+	if err := scanned.Scan(c.UUID); err != nil {
+		t.Fatalf("%s: Scan(%q): %v", c.Name, c.UUID, err)
+	}
+	fromUUID, err := AnyFromUUID(c.Prefix, scanned.UUID())
+	if err != nil || fromUUID != a {
+		t.Errorf("%s: AnyFromUUID(%q, %s) = %v, %v", c.Name, c.Prefix, c.UUID, fromUUID, err)
+	}
+	if got, err := fromUUID.MarshalText(); err != nil || string(got) != c.TypeID {
+		t.Errorf("%s: MarshalText = %q, %v", c.Name, got, err)
+	}
+	var back AnyID
+	if err := back.UnmarshalText([]byte(c.TypeID)); err != nil || back != a {
+		t.Errorf("%s: UnmarshalText = %v, %v", c.Name, back, err)
+	}
+	if id, err := FromAny[prefixPrefix](a); (err == nil) != (c.Prefix == "prefix") || err == nil && id.Any() != a {
+		t.Errorf("%s: FromAny[prefixPrefix] = %v, %v", c.Name, id, err)
 	}
 }

@@ -19,16 +19,16 @@ const uuidTextLen = 36
 func (id *ID[P]) Scan(src any) error {
 	switch src := src.(type) {
 	case string:
-		return scanText(src, (*[16]byte)(id), prefixOf[P]())
+		return scanText(src, &id.b, prefixOf[P]())
 	case []byte:
-		if len(src) == len(id) {
-			*id = ID[P](src)
+		if len(src) == len(id.b) {
+			id.b = [16]byte(src)
 			return nil
 		}
 		if src == nil {
 			return errNullID
 		}
-		return scanText(src, (*[16]byte)(id), prefixOf[P]())
+		return scanText(src, &id.b, prefixOf[P]())
 	case nil:
 		return errNullID
 	}

@@ -35,6 +35,9 @@ var (
 	ErrNull = errors.New("typeid: NULL")
 	// ErrScanType: Scan was given a Go type that cannot hold an ID.
 	ErrScanType = errors.New("typeid: unsupported scan source")
+	// ErrArray: the input of [Slice.Scan] or [NullSlice.Scan] is not a
+	// one-dimensional PostgreSQL array.
+	ErrArray = errors.New("typeid: invalid array")
 )
 
 // ParseError describes why an input is not a TypeID of the wanted type. It
@@ -85,7 +88,7 @@ func ValidPrefix(p string) error {
 }
 
 // validPrefix reports whether p follows the specification's prefix rules.
-func validPrefix(p string) bool {
+func validPrefix[T string | []byte](p T) bool {
 	n := len(p)
 	if n == 0 {
 		return true
@@ -138,7 +141,7 @@ func prefixError(input, p string, inInput bool, what string) *ParseError {
 // outside the alphabet with [ErrCharacter] and a first suffix character
 // above '7' with [ErrOverflow]. Any UUID version is accepted.
 func Parse[P Prefix](s string) (id ID[P], err error) {
-	err = parse(prefixOf[P](), s, (*[16]byte)(&id))
+	err = parse(prefixOf[P](), s, &id.b)
 	return id, err
 }
 
@@ -231,14 +234,7 @@ func parseError(s, prefix string) error {
 		}
 	}
 	if in != prefix {
-		msg := "prefix " + strconv.Quote(in) + ", want " + strconv.Quote(prefix)
-		switch {
-		case in == "":
-			msg = "no prefix, want " + strconv.Quote(prefix)
-		case prefix == "":
-			msg = "prefix " + strconv.Quote(in) + ", want none (the type's prefix is empty)"
-		}
-		return &ParseError{Input: s, Pos: 0, Err: ErrWrongPrefix, Msg: msg}
+		return wrongPrefix(s, in, prefix)
 	}
 	if len(suffix) != suffixLen {
 		return &ParseError{Input: s, Pos: -1, Err: ErrLength,
@@ -254,6 +250,19 @@ func parseError(s, prefix string) error {
 	return &ParseError{Input: s, Pos: off, Err: ErrOverflow,
 		Msg: "first suffix character " + idtext.QuoteByte(suffix[0]) + " at position " + strconv.Itoa(off) +
 			" is above '7', so the value overflows 128 bits"}
+}
+
+// wrongPrefix is the error for input s, a TypeID of prefix in where one of
+// prefix is wanted: it names both.
+func wrongPrefix(s, in, prefix string) *ParseError {
+	msg := "prefix " + strconv.Quote(in) + ", want " + strconv.Quote(prefix)
+	switch {
+	case in == "":
+		msg = "no prefix, want " + strconv.Quote(prefix)
+	case prefix == "":
+		msg = "prefix " + strconv.Quote(in) + ", want none (the type's prefix is empty)"
+	}
+	return &ParseError{Input: s, Pos: 0, Err: ErrWrongPrefix, Msg: msg}
 }
 
 // pairs maps a 10-bit value to its two base32 characters, the first in the
@@ -291,12 +300,15 @@ func encodeSuffix(id *[16]byte, b *[suffixLen]byte) {
 // String returns the TypeID text: P's prefix, '_' and the 26-character
 // suffix, or the suffix alone if the prefix is empty. It does not check the
 // prefix; [ID.MarshalText] does.
-func (id ID[P]) String() string {
-	p := prefixOf[P]()
+func (id ID[P]) String() string { return format(prefixOf[P](), &id.b) }
+
+// format returns the TypeID text of prefix p and UUID *u, without checking
+// p.
+func format(p string, u *[16]byte) string {
 	n := len(p)
 	if n == 0 || n > maxPrefixLen {
 		var b [suffixLen]byte
-		encodeSuffix((*[16]byte)(&id), &b)
+		encodeSuffix(u, &b)
 		if n == 0 {
 			return string(b[:])
 		}
@@ -305,7 +317,7 @@ func (id ID[P]) String() string {
 	var b [maxPrefixLen + 1 + suffixLen]byte
 	copy(b[:], p)
 	b[n] = '_'
-	encodeSuffix((*[16]byte)(&id), (*[suffixLen]byte)(b[n+1:]))
+	encodeSuffix(u, (*[suffixLen]byte)(b[n+1:]))
 	return string(b[:n+1+suffixLen])
 }
 
@@ -317,14 +329,19 @@ func (id ID[P]) AppendText(b []byte) ([]byte, error) {
 	if !validPrefix(p) {
 		return b, ValidPrefix(p)
 	}
+	return appendText(b, p, &id.b), nil
+}
+
+// appendText appends the TypeID text of prefix p and UUID *u to b.
+func appendText(b []byte, p string, u *[16]byte) []byte {
 	if p != "" {
 		b = append(b, p...)
 		b = append(b, '_')
 	}
 	n := len(b)
 	b = append(b, "00000000000000000000000000"...)
-	encodeSuffix((*[16]byte)(&id), (*[suffixLen]byte)(b[n:]))
-	return b, nil
+	encodeSuffix(u, (*[suffixLen]byte)(b[n:]))
+	return b
 }
 
 // MarshalText implements the [encoding.TextMarshaler] interface.
@@ -335,12 +352,12 @@ func (id ID[P]) MarshalText() ([]byte, error) {
 // UnmarshalText implements the [encoding.TextUnmarshaler] interface. It
 // accepts what [Parse] does; on error id is left unchanged.
 func (id *ID[P]) UnmarshalText(text []byte) error {
-	return parse(prefixOf[P](), text, (*[16]byte)(id))
+	return parse(prefixOf[P](), text, &id.b)
 }
 
 // AppendBinary implements the [encoding.BinaryAppender] interface: it
 // appends the 16 bytes of id to b.
-func (id ID[P]) AppendBinary(b []byte) ([]byte, error) { return append(b, id[:]...), nil }
+func (id ID[P]) AppendBinary(b []byte) ([]byte, error) { return append(b, id.b[:]...), nil }
 
 // MarshalBinary implements the [encoding.BinaryMarshaler] interface: the 16
 // bytes, without the prefix.

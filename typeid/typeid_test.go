@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgtype"
@@ -146,15 +147,15 @@ func TestRoundTrip(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	for range 20000 {
 		var id userID
-		for i := range id {
-			id[i] = byte(r.Uint32())
+		for i := range id.b {
+			id.b[i] = byte(r.Uint32())
 		}
 		s := id.String()
 		if len(s) != 31 || !strings.HasPrefix(s, "user_") || s[5] > '7' || strings.ToLower(s) != s {
 			t.Fatalf("String %q", s)
 		}
-		if ulidtype.ULID(id).String() != strings.ToUpper(s[5:]) {
-			t.Fatalf("suffix %q is not the ULID text %s", s[5:], ulidtype.ULID(id))
+		if id.ULID().String() != strings.ToUpper(s[5:]) {
+			t.Fatalf("suffix %q is not the ULID text %s", s[5:], id.ULID())
 		}
 		back, err := Parse[userPrefix](s)
 		if err != nil || back != id {
@@ -194,7 +195,7 @@ func TestNew(t *testing.T) {
 		if i%2 == 0 {
 			id = New[userPrefix]()
 		} else {
-			id = userID(New[orderPrefix]())
+			id = FromULID[userPrefix](New[orderPrefix]().ULID())
 		}
 		if !id.IsV7() || id.Compare(prev) <= 0 {
 			t.Fatalf("New: %s after %s (v7 %v)", id, prev, id.IsV7())
@@ -257,7 +258,7 @@ func TestJSON(t *testing.T) {
 
 func TestScan(t *testing.T) {
 	id := MustParse[userPrefix](exampleText)
-	for _, src := range []any{exampleUUID, []byte(exampleUUID), id[:], exampleText, []byte(exampleText), strings.ToUpper(exampleUUID)} {
+	for _, src := range []any{exampleUUID, []byte(exampleUUID), id.Bytes(), exampleText, []byte(exampleText), strings.ToUpper(exampleUUID)} {
 		var got userID
 		if err := got.Scan(src); err != nil || got != id {
 			t.Errorf("Scan(%T %v) = %v, %v", src, src, got, err)
@@ -312,7 +313,7 @@ func TestScan(t *testing.T) {
 func TestPgx(t *testing.T) {
 	id := MustParse[userPrefix](exampleText)
 	v, err := id.UUIDValue()
-	if err != nil || !v.Valid || v.Bytes != [16]byte(id) {
+	if err != nil || !v.Valid || v.Bytes != id.b {
 		t.Fatal("UUIDValue")
 	}
 	var got userID
@@ -338,7 +339,7 @@ func TestPgx(t *testing.T) {
 	// Through pgx's own type map: binary, the plans pgx picks.
 	m := pgtype.NewMap()
 	buf, err := m.Encode(pgtype.UUIDOID, pgtype.BinaryFormatCode, id, nil)
-	if err != nil || string(buf) != string(id[:]) {
+	if err != nil || string(buf) != string(id.b[:]) {
 		t.Fatalf("Encode = %x, %v", buf, err)
 	}
 	var scanned userID
@@ -394,7 +395,7 @@ func TestAllocs(t *testing.T) {
 	text := []byte(s)
 	buf := make([]byte, 0, 64)
 	var src any = []byte(id.UUIDString())
-	pg := pgtype.UUID{Bytes: id, Valid: true}
+	pg := pgtype.UUID{Bytes: id.b, Valid: true}
 	checks := []struct {
 		name string
 		fn   func()
@@ -412,5 +413,31 @@ func TestAllocs(t *testing.T) {
 		if n := testing.AllocsPerRun(200, c.fn); n != c.want {
 			t.Errorf("%s: %v allocations, want %v", c.name, n, c.want)
 		}
+	}
+}
+
+// slicePrefix is a prefix type that is not comparable: ID[slicePrefix] must
+// still be.
+type slicePrefix []int
+
+func (slicePrefix) Prefix() string { return "slice" }
+
+// TestIDShape: an ID is 16 bytes whatever its prefix type, its zero value
+// is the nil UUID, and == compares the bytes, also for a prefix type that
+// == cannot compare.
+func TestIDShape(t *testing.T) {
+	if n := unsafe.Sizeof(userID{}); n != 16 {
+		t.Errorf("ID[userPrefix] is %d bytes", n)
+	}
+	if n := unsafe.Sizeof(ID[slicePrefix]{}); n != 16 {
+		t.Errorf("ID[slicePrefix] is %d bytes", n)
+	}
+	if n := unsafe.Sizeof([4]userID{}); n != 64 {
+		t.Errorf("[4]ID is %d bytes", n)
+	}
+	var zero ID[slicePrefix]
+	a, b := FromULID[slicePrefix](ulidtype.New()), FromULID[slicePrefix](ulidtype.New())
+	if !zero.IsZero() || zero.String() != "slice_00000000000000000000000000" || a == b || a != FromUUID[slicePrefix](a.UUID()) {
+		t.Fatal("zero value or == of ID[slicePrefix]")
 	}
 }
