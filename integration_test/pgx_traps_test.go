@@ -12,8 +12,8 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/pgid/pgid/objectidtype"
 	"github.com/pgid/pgid/migrations"
+	"github.com/pgid/pgid/objectidtype"
 	"github.com/pgid/pgid/pgidpgx"
 	"github.com/pgid/pgid/ulidtype"
 )
