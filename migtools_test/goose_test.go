@@ -168,3 +168,28 @@ func insertEvent(t *testing.T, db *sql.DB) {
 		t.Fatal(err)
 	}
 }
+
+// The trap gooseSchema avoids: `pgid schema` inside goose's own transaction
+// leaves search_path at pg_catalog, pg_temp (SET LOCAL) for goose's INSERT
+// into its unqualified version table, and the migration fails.
+func TestGooseSchemaInGooseTransaction(t *testing.T) {
+	db := openDB(t, scratchDB(t))
+	schema, err := migrations.Schema()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := goose.NewProvider(goose.DialectPostgres, db, fstest.MapFS{
+		"00001_pgid.sql": {Data: []byte("-- +goose Up\n-- +goose StatementBegin\n" + schema + "\n-- +goose StatementEnd\n")},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = p.Up(context.Background())
+	if err == nil || !strings.Contains(err.Error(), `relation "goose_db_version" does not exist`) {
+		t.Fatalf("pgid schema in goose's transaction: %v, want goose's version INSERT to fail", err)
+	}
+	var n int
+	if err := db.QueryRow("SELECT count(*) FROM pg_catalog.pg_namespace WHERE nspname = 'pgid'").Scan(&n); err != nil || n != 0 {
+		t.Fatalf("schema pgid after the failed migration: %d, %v; want none (rolled back)", n, err)
+	}
+}
