@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/pgid/pgid/migrations"
 	"github.com/pgid/pgid/objectidtype"
 	"github.com/pgid/pgid/pgidpgx"
 	"github.com/pgid/pgid/ulidtype"
@@ -322,8 +323,10 @@ func TestPgxScanKeepsRows(t *testing.T) {
 	}
 }
 
-// LoadTypes and AfterConnect on a database without the migrations fail with
-// ErrNotMigrated; Register alone still works there.
+// LoadTypes on a database without the migrations fails with
+// ErrNotMigrated; AfterConnect connects (Register only), and migrations.Up
+// on that pool replaces its connections, so new ones have the domains;
+// Register alone still works there.
 func TestPgidpgxBeforeMigrations(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -343,8 +346,53 @@ func TestPgidpgxBeforeMigrations(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer pool.Close()
-	if err := pool.Ping(ctx); !errors.Is(err, pgidpgx.ErrNotMigrated) {
-		t.Fatalf("pool with AfterConnect before migrations: %v, want ErrNotMigrated", err)
+	before, err := pool.Acquire(ctx)
+	if err != nil {
+		t.Fatalf("pool with AfterConnect before migrations: %v", err)
+	}
+	if _, ok := before.Conn().TypeMap().TypeForName("pgid.ulid"); ok {
+		t.Fatal("a connection made before the migrations has pgid.ulid")
+	}
+	// The connection works: a domain parameter goes in text.
+	u0 := ulidtype.New()
+	var back ulidtype.ULID
+	if err := before.QueryRow(ctx, "SELECT $1::uuid", u0).Scan(&back); err != nil || back != u0 {
+		t.Fatalf("before the migrations: %v, %v", back, err)
+	}
+	before.Release()
+	if err := migrations.Up(ctx, pool); err != nil {
+		t.Fatalf("migrations.Up on the AfterConnect pool: %v", err)
+	}
+	// The idle connection from before is gone: the pool's one has the domains.
+	c, err := pool.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, loaded := c.Conn().TypeMap().TypeForName("pgid.ulid")
+	err = c.QueryRow(ctx, "SELECT $1::pgid.ulid", u0).Scan(&back)
+	pid := c.Conn().PgConn().PID()
+	c.Release() // before any Fatal: the deferred pool.Close waits for it
+	if !loaded {
+		t.Fatal("the connection after migrations.Up lacks pgid.ulid")
+	}
+	if err != nil || back != u0 {
+		t.Fatalf("after the migrations: %v, %v", back, err)
+	}
+	// Nothing to do: the pool keeps its connection.
+	if err := migrations.Up(ctx, pool); err != nil {
+		t.Fatal(err)
+	}
+	if s := pool.Stat(); s.TotalConns() != 1 || s.IdleConns() != 1 {
+		t.Fatalf("after migrations.Up with nothing to do: %d connections, %d idle; want the one", s.TotalConns(), s.IdleConns())
+	}
+	c, err = pool.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	same := c.Conn().PgConn().PID() == pid
+	c.Release()
+	if !same {
+		t.Error("migrations.Up with nothing to apply replaced the pool's connection")
 	}
 
 	pgidpgx.Register(conn.TypeMap())

@@ -680,11 +680,19 @@ func recordedVersion(r record) string {
 // objects that it lacks) and checks the owners again in each step's
 // transaction before committing it; see Roles in the package documentation.
 //
+// When db is a *pgxpool.Pool and Up applied anything, Up resets the pool
+// (pgxpool.Pool.Reset): connections made before, whose
+// pgidpgx.AfterConnect found no pgid domains to load, are closed and new
+// ones load them. So one pool with AfterConnect set can run Up and then
+// use the IDs. A *sql.DB's connections are not replaced: those opened
+// before Up send domain parameters in text, which works.
+//
 // Up waits at most [DefaultLockWait] for [LockKey] (see [WithLockWait]). It
 // changes nothing in the session: each step sets its search_path with SET
 // LOCAL, which ends with the step's transaction.
 func Up[D DB](ctx context.Context, db D, opts ...Option) error {
-	return run(ctx, db, "up", opts, func(c *pgx.Conn, versioned []step, fn step, s state) error {
+	changed := false
+	err := run(ctx, db, "up", opts, func(c *pgx.Conn, versioned []step, fn step, s state) error {
 		if err := s.upError(versioned); err != nil {
 			return err
 		}
@@ -692,6 +700,7 @@ func Up[D DB](ctx context.Context, db D, opts ...Option) error {
 			if _, ok := s.records[v.name]; ok {
 				continue
 			}
+			changed = true
 			if err := apply(ctx, c, v, v.up, !s.table); err != nil {
 				return err
 			}
@@ -708,8 +717,15 @@ func Up[D DB](ctx context.Context, db D, opts ...Option) error {
 				return nil // a newer pgid's definitions: never go back
 			}
 		}
+		changed = true
 		return apply(ctx, c, fn, fn.up, false)
 	})
+	// A pool's connections made before the domains existed (or before a
+	// type changed) hold type maps without them: replace them.
+	if p, ok := any(db).(*pgxpool.Pool); ok && p != nil && changed {
+		p.Reset()
+	}
+	return err
 }
 
 // pgidFunctions lists the OIDs of the functions in schema pgid.

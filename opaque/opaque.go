@@ -40,6 +40,7 @@ import (
 	"bytes"
 	"crypto/aes"
 	"crypto/cipher"
+	"crypto/rand"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -98,6 +99,49 @@ type keySecret struct {
 // the ID 0 to 3, the secret 16, 24 or 32 bytes.
 func NewKey(id uint8, secret []byte) Key {
 	return keyOf(id, bytes.Clone(secret))
+}
+
+// GenerateKeyText returns a new key with ID id and size random secret bytes
+// (16, 24 or 32: AES-128, -192, -256) as one line of a key file, "ID:hex"
+// and a newline: what pgid new-key prints and [ParseKeys] reads. The line
+// is the secret: write it to a file only its owner can read (mode 0600) or
+// to a secret store, never to a log. Errors wrap [ErrKey] (an ID over 3 or
+// another size) or come from crypto/rand.
+func GenerateKeyText(id uint8, size int) (string, error) {
+	b, err := randomSecret(id, size)
+	if err != nil {
+		return "", err
+	}
+	return strconv.Itoa(int(id)) + ":" + hex.EncodeToString(b) + "\n", nil
+}
+
+// GenerateKey returns a new key with ID id and 32 random secret bytes
+// (AES-256). Like every Key it cannot be printed, logged or encoded, so
+// codes made with it resolve only while the process keeps it: for keys
+// that must outlive the process, store [GenerateKeyText]'s line and read it
+// with [ParseKeys]. Errors wrap [ErrKey] (an ID over 3) or come from
+// crypto/rand.
+func GenerateKey(id uint8) (Key, error) {
+	b, err := randomSecret(id, 32)
+	if err != nil {
+		return Key{}, err
+	}
+	return keyOf(id, b), nil
+}
+
+// randomSecret checks id and size and returns size random bytes.
+func randomSecret(id uint8, size int) ([]byte, error) {
+	if id >= MaxKeys {
+		return nil, fmt.Errorf("%w: key ID %d, want 0 to %d", ErrKey, id, MaxKeys-1)
+	}
+	if size != 16 && size != 24 && size != 32 {
+		return nil, fmt.Errorf("%w: %d secret bytes, want 16, 24 or 32", ErrKey, size)
+	}
+	b := make([]byte, size)
+	if _, err := rand.Read(b); err != nil {
+		return nil, fmt.Errorf("opaque: generate key: %w", err)
+	}
+	return b, nil
 }
 
 func keyOf(id uint8, secret []byte) Key {

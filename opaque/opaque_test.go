@@ -279,3 +279,61 @@ func TestZeroAllocations(t *testing.T) {
 		}
 	}
 }
+
+func TestGenerateKey(t *testing.T) {
+	k, err := GenerateKey(2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k2, err := GenerateKey(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := NewCodec(k, k2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if k.ID() != 2 || len(*k.s.secret) != 32 || bytes.Equal(*k.s.secret, *k2.s.secret) {
+		t.Fatalf("GenerateKey: ID %d, %d bytes, equal to another: %v", k.ID(), len(*k.s.secret), bytes.Equal(*k.s.secret, *k2.s.secret))
+	}
+	id := ulidtype.New()
+	if got, err := c.OpenULID(c.ULIDCode(id)); err != nil || got != id {
+		t.Fatalf("round trip with a generated key: %v, %v", got, err)
+	}
+	if s := fmt.Sprintf("%v %+v %#v %s", k, k, k, k); strings.Contains(s, hex.EncodeToString(*k.s.secret)) {
+		t.Fatalf("a generated key printed its secret: %s", s)
+	}
+	if _, err := GenerateKey(4); !errors.Is(err, ErrKey) || !strings.Contains(err.Error(), "key ID 4, want 0 to 3") {
+		t.Fatalf("GenerateKey(4): %v", err)
+	}
+}
+
+func TestGenerateKeyText(t *testing.T) {
+	for _, size := range []int{16, 24, 32} {
+		line, err := GenerateKeyText(3, size)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasPrefix(line, "3:") || !strings.HasSuffix(line, "\n") || len(line) != 2+2*size+1 {
+			t.Fatalf("GenerateKeyText(3, %d) = %q", size, line)
+		}
+		cur, older, err := ParseKeys(line)
+		if err != nil || cur.ID() != 3 || len(older) != 0 || len(*cur.s.secret) != size {
+			t.Fatalf("ParseKeys(GenerateKeyText): %v %v %v", cur, older, err)
+		}
+	}
+	a, _ := GenerateKeyText(0, 32)
+	b, _ := GenerateKeyText(0, 32)
+	if a == b {
+		t.Fatal("two generated keys are equal")
+	}
+	for _, c := range []struct {
+		id   uint8
+		size int
+		want string
+	}{{4, 32, "key ID 4, want 0 to 3"}, {0, 20, "20 secret bytes, want 16, 24 or 32"}} {
+		if _, err := GenerateKeyText(c.id, c.size); !errors.Is(err, ErrKey) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("GenerateKeyText(%d, %d): %v, want ErrKey and %q", c.id, c.size, err, c.want)
+		}
+	}
+}

@@ -9,8 +9,18 @@
 //
 // or pgidpgx.AfterConnect(ctx, conn) after connecting a single *pgx.Conn
 // (stdlib.OptionAfterConnect(pgidpgx.AfterConnect) for database/sql). It
-// calls [Register] and [LoadTypes], so it needs the migrations applied; where
-// the database may lack them, call Register alone.
+// calls [Register] and, once the migrations have created the domains,
+// [LoadTypes]; on a database without them it connects anyway, so the pool
+// that runs migrations.Up can be the pool that uses it:
+//
+//	cfg.AfterConnect = pgidpgx.AfterConnect
+//	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+//	err = migrations.Up(ctx, pool) // then resets pool: new connections load the domains
+//
+// A connection made before the domains existed sends domain parameters in
+// text (which works) until it is replaced: migrations.Up resets a
+// *pgxpool.Pool it changed. To refuse an unmigrated database instead, call
+// Register and then LoadTypes, which fails with [ErrNotMigrated].
 //
 // Without any of this, single IDs work in every QueryExecMode: ULID and
 // ObjectID implement pgx's UUID and bytes interfaces, which pgx's uuid and
@@ -67,21 +77,27 @@ import (
 	"github.com/pgid/pgid/ulidtype"
 )
 
-// ErrNotMigrated is wrapped by the error [LoadTypes] and [AfterConnect]
-// return when the database has no pgid domains: run migrations.Up first.
-var ErrNotMigrated = errors.New("pgidpgx: pgid types not found in the database; apply the pgid migrations (migrations.Up) first")
+// ErrNotMigrated is wrapped by the error [LoadTypes] returns when the
+// database has no pgid domains ([AfterConnect] does not return it): apply
+// the pgid migrations first (migrations.Up, or pgid migrate up).
+var ErrNotMigrated = errors.New("pgidpgx: pgid types not found in the database; apply the pgid migrations first (migrations.Up, or pgid migrate up)")
 
 // typeNames are the types LoadTypes loads, as PostgreSQL names them: the two
 // domains and their array types.
 var typeNames = [...]string{"pgid.ulid", "pgid._ulid", "pgid.objectid", "pgid._objectid"}
 
 // AfterConnect calls [Register] and [LoadTypes] on conn. Its signature fits
-// pgxpool.Config.AfterConnect and stdlib.OptionAfterConnect; a connection to
-// a database without the pgid migrations fails with an error wrapping
-// [ErrNotMigrated].
+// pgxpool.Config.AfterConnect and stdlib.OptionAfterConnect. On a database
+// without the pgid domains (before migrations.Up) it returns nil after
+// Register: the connection works, with domain parameters in text, and
+// migrations.Up on a *pgxpool.Pool replaces such connections once it has
+// created the domains. Other errors (the query failing) are returned.
 func AfterConnect(ctx context.Context, conn *pgx.Conn) error {
 	Register(conn.TypeMap())
-	return LoadTypes(ctx, conn)
+	if err := LoadTypes(ctx, conn); err != nil && !errors.Is(err, ErrNotMigrated) {
+		return err
+	}
+	return nil
 }
 
 // Register makes m know the PostgreSQL type of each ULID and ObjectID Go

@@ -61,6 +61,13 @@ func cmdMigrate(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	// What was recorded before, to tell "nothing to do" from a run that
+	// re-applied the functions or adopted a tern-era database at the same
+	// version.
+	was, err := migrations.ReadStatus(ctx, conn)
+	if err != nil {
+		return err
+	}
 	if dir == "up" {
 		err = migrations.Up(ctx, conn)
 	} else {
@@ -76,8 +83,21 @@ func cmdMigrate(ctx context.Context, e *env, args []string) error {
 	if *asJSON {
 		return writeJSON(e.stdout, map[string]any{"database": cfg.Database, "direction": dir, "from_version": before, "to_version": after})
 	}
-	fmt.Fprintf(e.stdout, "migrate %s: database %s on %s:%d, version %d -> %d (%d migrations, recorded in %s)\n",
-		dir, cfg.Database, cfg.Host, cfg.Port, before, after, migrations.Latest(), migrations.VersionTable)
+	now, err := migrations.ReadStatus(ctx, conn)
+	if err != nil {
+		return err
+	}
+	where := fmt.Sprintf("migrate %s: database %s on %s:%d", dir, cfg.Database, cfg.Host, cfg.Port)
+	if before == after && was.Tern == now.Tern && was.Functions == now.Functions {
+		if dir == "up" {
+			fmt.Fprintf(e.stdout, "%s, version %d, up to date (nothing to apply)\n", where, after)
+		} else {
+			fmt.Fprintf(e.stdout, "%s, version %d (nothing to remove)\n", where, after)
+		}
+		return nil
+	}
+	fmt.Fprintf(e.stdout, "%s, version %d -> %d (%d migrations, recorded in %s)\n",
+		where, before, after, migrations.Latest(), migrations.VersionTable)
 	return nil
 }
 

@@ -3,8 +3,6 @@ package main
 import (
 	"bufio"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
@@ -286,10 +284,10 @@ func cmdNewKey(_ context.Context, e *env, args []string) error {
 	if *size != 16 && *size != 24 && *size != 32 {
 		return usagef("--bytes %d: want 16, 24 or 32", *size)
 	}
-	b := make([]byte, *size)
-	if _, err := rand.Read(b); err != nil {
+	line, err := opaque.GenerateKeyText(uint8(*id), *size)
+	if err != nil {
 		return err
 	}
-	_, err = fmt.Fprintf(e.stdout, "%d:%s\n", *id, hex.EncodeToString(b))
+	_, err = io.WriteString(e.stdout, line)
 	return err
 }
