@@ -113,14 +113,17 @@ type Event struct {
 	Kind string
 }
 
-// The first screen: a pool with AfterConnect, an insert and the last hour.
+// The first screen, on an empty database: a pool with AfterConnect, the
+// migrations through it, the table, an insert and the last hour.
 func TestReadmeFirstScreen(t *testing.T) {
 	ctx := context.Background()
-	t.Setenv("DATABASE_URL", readmeDB(t))
+	t.Setenv("DATABASE_URL", newDB(t, false))
 
 	cfg, err := pgxpool.ParseConfig(os.Getenv("DATABASE_URL"))
-	cfg.AfterConnect = pgidpgx.AfterConnect // once migrations.Up has run
+	cfg.AfterConnect = pgidpgx.AfterConnect // IDs in binary; fine before migrations.Up too
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	err = migrations.Up(ctx, pool) // schema pgid (domains, functions); safe on every start
+	_, err = pool.Exec(ctx, "CREATE TABLE IF NOT EXISTS events (id pgid.ulid PRIMARY KEY, kind text NOT NULL)")
 
 	id := ulidtype.New() // strictly increasing in the process, never fails
 	_, err = pool.Exec(ctx, "INSERT INTO events (id, kind) VALUES ($1, $2)", id, "signup")
