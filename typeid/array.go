@@ -80,12 +80,7 @@ func (id *ID[P]) scanElem(data []byte, raw bool) error {
 
 // appendUUID appends the 36-character UUID form of *u to b.
 func appendUUID(b []byte, u *[16]byte) []byte {
-	const hex = "0123456789abcdef"
-	for i, c := range u {
-		if i == 4 || i == 6 || i == 8 || i == 10 {
-			b = append(b, '-')
-		}
-		b = append(b, hex[c>>4], hex[c&15])
-	}
-	return b
+	var t [uuidTextLen]byte
+	idtext.EncodeUUID(u, &t)
+	return append(b, t[:]...)
 }
