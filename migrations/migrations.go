@@ -215,7 +215,7 @@ func Schema() (string, error) {
 // raises SQLSTATE 42501 if another role owns part of schema pgid. Schema
 // runs it first, and last so that the transaction never commits a schema
 // pgid another role created meanwhile.
-const schemaGuard = `
+var schemaGuard = `
 -- Whoever owns schema pgid or anything in it can redefine pgid's functions
 -- to run its own code as whoever calls them: refuse objects whose owner is
 -- not the role applying this, the database owner or a superuser.
@@ -433,50 +433,45 @@ type trust struct {
 // owner and not a superuser. Such a role can change the object (a schema's
 // owner can drop and recreate anything in it), and so make pgid's functions
 // run its code as whoever calls them.
-const untrustedObjects = `
+var untrustedObjects = func() string {
+	arms := []string{"SELECT 'schema', 'pgid', x.nspowner FROM pg_catalog.pg_namespace x WHERE x.nspname OPERATOR(pg_catalog.=) 'pgid'"}
+	// Each kind of object a schema can hold: its catalog, the column prefix
+	// of its name, owner and namespace columns, how its name is shown
+	// (empty: pgid.name), and further conditions.
+	for _, k := range []struct{ kind, catalog, col, name, where string }{
+		{"relation", "pg_class", "rel", "", ""},
+		{"function", "pg_proc", "pro", "x.oid::pg_catalog.regprocedure::pg_catalog.text", ""},
+		// A type, but not a relation's row type nor an array type: those
+		// follow their relation or element type.
+		{"type", "pg_type", "typ", "", " AND x.typrelid OPERATOR(pg_catalog.=) 0" +
+			" AND NOT EXISTS (SELECT FROM pg_catalog.pg_type e WHERE e.typarray OPERATOR(pg_catalog.=) x.oid)"},
+		{"operator", "pg_operator", "opr", "x.oid::pg_catalog.regoperator::pg_catalog.text", ""},
+		{"operator class", "pg_opclass", "opc", "", ""},
+		{"operator family", "pg_opfamily", "opf", "", ""},
+		{"collation", "pg_collation", "coll", "", ""},
+		{"conversion", "pg_conversion", "con", "", ""},
+		{"text search configuration", "pg_ts_config", "cfg", "", ""},
+		{"text search dictionary", "pg_ts_dict", "dict", "", ""},
+		{"statistics object", "pg_statistic_ext", "stx", "", ""},
+	} {
+		name := k.name
+		if name == "" {
+			name = "pg_catalog.format('pgid.%I', x." + k.col + "name)"
+		}
+		arms = append(arms, fmt.Sprintf("SELECT '%s', %s, x.%sowner FROM pg_catalog.%s x\n  "+
+			"WHERE x.%snamespace OPERATOR(pg_catalog.=) pg_catalog.to_regnamespace('pgid')%s",
+			k.kind, name, k.col, k.catalog, k.col, k.where))
+	}
+	return `
 SELECT o.kind, o.name, pg_catalog.pg_get_userbyid(o.owner) FROM (
-  SELECT 'schema', 'pgid', n.nspowner FROM pg_catalog.pg_namespace n WHERE n.nspname OPERATOR(pg_catalog.=) 'pgid'
-  UNION ALL
-  SELECT 'relation', pg_catalog.format('pgid.%I', c.relname), c.relowner FROM pg_catalog.pg_class c
-  WHERE c.relnamespace OPERATOR(pg_catalog.=) pg_catalog.to_regnamespace('pgid')
-  UNION ALL
-  SELECT 'function', p.oid::pg_catalog.regprocedure::pg_catalog.text, p.proowner FROM pg_catalog.pg_proc p
-  WHERE p.pronamespace OPERATOR(pg_catalog.=) pg_catalog.to_regnamespace('pgid')
-  UNION ALL
-  SELECT 'type', pg_catalog.format('pgid.%I', t.typname), t.typowner FROM pg_catalog.pg_type t
-  WHERE t.typnamespace OPERATOR(pg_catalog.=) pg_catalog.to_regnamespace('pgid')
-    AND t.typrelid OPERATOR(pg_catalog.=) 0
-    AND NOT EXISTS (SELECT FROM pg_catalog.pg_type e WHERE e.typarray OPERATOR(pg_catalog.=) t.oid)
-  UNION ALL
-  SELECT 'operator', o.oid::pg_catalog.regoperator::pg_catalog.text, o.oprowner FROM pg_catalog.pg_operator o
-  WHERE o.oprnamespace OPERATOR(pg_catalog.=) pg_catalog.to_regnamespace('pgid')
-  UNION ALL
-  SELECT 'operator class', pg_catalog.format('pgid.%I', x.opcname), x.opcowner FROM pg_catalog.pg_opclass x
-  WHERE x.opcnamespace OPERATOR(pg_catalog.=) pg_catalog.to_regnamespace('pgid')
-  UNION ALL
-  SELECT 'operator family', pg_catalog.format('pgid.%I', x.opfname), x.opfowner FROM pg_catalog.pg_opfamily x
-  WHERE x.opfnamespace OPERATOR(pg_catalog.=) pg_catalog.to_regnamespace('pgid')
-  UNION ALL
-  SELECT 'collation', pg_catalog.format('pgid.%I', x.collname), x.collowner FROM pg_catalog.pg_collation x
-  WHERE x.collnamespace OPERATOR(pg_catalog.=) pg_catalog.to_regnamespace('pgid')
-  UNION ALL
-  SELECT 'conversion', pg_catalog.format('pgid.%I', x.conname), x.conowner FROM pg_catalog.pg_conversion x
-  WHERE x.connamespace OPERATOR(pg_catalog.=) pg_catalog.to_regnamespace('pgid')
-  UNION ALL
-  SELECT 'text search configuration', pg_catalog.format('pgid.%I', x.cfgname), x.cfgowner FROM pg_catalog.pg_ts_config x
-  WHERE x.cfgnamespace OPERATOR(pg_catalog.=) pg_catalog.to_regnamespace('pgid')
-  UNION ALL
-  SELECT 'text search dictionary', pg_catalog.format('pgid.%I', x.dictname), x.dictowner FROM pg_catalog.pg_ts_dict x
-  WHERE x.dictnamespace OPERATOR(pg_catalog.=) pg_catalog.to_regnamespace('pgid')
-  UNION ALL
-  SELECT 'statistics object', pg_catalog.format('pgid.%I', x.stxname), x.stxowner FROM pg_catalog.pg_statistic_ext x
-  WHERE x.stxnamespace OPERATOR(pg_catalog.=) pg_catalog.to_regnamespace('pgid')
+  ` + strings.Join(arms, "\n  UNION ALL\n  ") + `
 ) o(kind, name, owner)
 WHERE o.owner OPERATOR(pg_catalog.<>) (SELECT d.datdba FROM pg_catalog.pg_database d
                                        WHERE d.datname OPERATOR(pg_catalog.=) pg_catalog.current_database())
   AND NOT EXISTS (SELECT FROM pg_catalog.pg_roles r WHERE r.oid OPERATOR(pg_catalog.=) o.owner
                     AND (r.rolsuper OR r.rolname OPERATOR(pg_catalog.=) CURRENT_USER))
 ORDER BY 1, 2`
+}()
 
 // querier is a connection or a transaction.
 type querier interface {
