@@ -205,12 +205,9 @@ func (id AnyID) MarshalJSON() ([]byte, error) {
 // string holding what [ParseAny] accepts. JSON null leaves id unchanged, as
 // for [ID.UnmarshalJSON]. On error id is left unchanged.
 func (id *AnyID) UnmarshalJSON(data []byte) error {
-	s, err := idtext.JSONString(data)
-	if err != nil {
-		if err == idtext.ErrNullJSON {
-			return nil
-		}
-		return &ParseError{Input: string(data), Pos: -1, Err: ErrCharacter, Msg: err.Error()}
+	s, null, err := jsonText(data)
+	if null || err != nil {
+		return err
 	}
 	return id.UnmarshalText(s)
 }

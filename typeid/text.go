@@ -392,12 +392,22 @@ func (id ID[P]) MarshalJSON() ([]byte, error) {
 // non-pointer value; to tell null from an ID use [NullID] or *ID[P]. On
 // error id is left unchanged.
 func (id *ID[P]) UnmarshalJSON(data []byte) error {
-	s, err := idtext.JSONString(data)
-	if err != nil {
-		if err == idtext.ErrNullJSON {
-			return nil
-		}
-		return &ParseError{Input: string(data), Pos: -1, Err: ErrCharacter, Msg: err.Error()}
+	s, null, err := jsonText(data)
+	if null || err != nil {
+		return err
 	}
 	return id.UnmarshalText(s)
+}
+
+// jsonText returns the text of the JSON string data, or null for JSON null;
+// anything else is a *ParseError.
+func jsonText(data []byte) (s []byte, null bool, err error) {
+	s, err = idtext.JSONString(data)
+	if err == idtext.ErrNullJSON {
+		return nil, true, nil
+	}
+	if err != nil {
+		return nil, false, &ParseError{Input: string(data), Pos: -1, Err: ErrCharacter, Msg: err.Error()}
+	}
+	return s, false, nil
 }
