@@ -96,6 +96,11 @@ func StartEmbedded(ctx context.Context, o EmbeddedOptions) (*Server, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, interrupted(ctx, err)
 	}
+	for _, s := range o.Settings {
+		if name, _, ok := strings.Cut(s, "="); !ok || name == "" || strings.ContainsAny(name, " \t\n") {
+			return nil, fmt.Errorf("pgserver: setting %q is not name=value", s)
+		}
+	}
 	getenv := o.Getenv
 	if getenv == nil {
 		getenv = os.Getenv
@@ -269,9 +274,13 @@ func startPostmaster(o *EmbeddedOptions, cred *credential, bin, work, runDir, da
 		return nil, err
 	}
 	defer logFile.Close() // the postmaster has its own copy
-	cmd := command(context.Background(), filepath.Join(bin, "postgres"), "-D", dataDir, "-p", strconv.Itoa(port),
+	args := []string{"-D", dataDir, "-p", strconv.Itoa(port),
 		"-k", runDir, "-c", "listen_addresses=127.0.0.1", "-c", "max_connections=200",
-		"-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off")
+		"-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off"}
+	for _, s := range o.Settings {
+		args = append(args, "-c", s)
+	}
+	cmd := command(context.Background(), filepath.Join(bin, "postgres"), args...)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	// Its own process group, so a Ctrl-C meant for us reaches it only
 	// through Close; and if this process dies, an immediate shutdown.

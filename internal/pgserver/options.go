@@ -238,6 +238,10 @@ type EmbeddedOptions struct {
 	Verbose bool
 	// Getenv replaces os.Getenv (tests).
 	Getenv func(string) string
+	// Settings are extra server settings, each "name=value", passed to
+	// postgres as -c after pgid's own (so they win), e.g. "wal_level=logical"
+	// for a logical-replication publisher.
+	Settings []string
 
 	// started, if set, is called with each process StartEmbedded starts,
 	// right after it started (tests read its credentials).

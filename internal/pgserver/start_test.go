@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 )
 
 // TestInterruptedDuringInitdb: a Ctrl-C (the context cancelled) while
@@ -86,5 +88,36 @@ func TestPortTakenBeforeBind(t *testing.T) {
 	}
 	if err := Ping(context.Background(), s.DSN, 5*time.Second); err != nil {
 		t.Error(err)
+	}
+}
+
+// TestSettings: EmbeddedOptions.Settings reach the server (and win over
+// pgid's own), and a setting that is not name=value is refused before
+// anything starts.
+func TestSettings(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if _, err := StartEmbedded(ctx, EmbeddedOptions{Binaries: binaries(t), Getenv: env(nil), Settings: []string{"wal_level"}}); err == nil || !strings.Contains(err.Error(), `"wal_level" is not name=value`) {
+		t.Fatalf("Settings [wal_level]: %v, want refused naming it", err)
+	}
+	s, err := StartEmbedded(ctx, EmbeddedOptions{Binaries: binaries(t), Getenv: env(nil),
+		Settings: []string{"wal_level=logical", "synchronous_commit=on"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	conn, err := pgx.Connect(ctx, s.DSN)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	for name, want := range map[string]string{"wal_level": "logical", "synchronous_commit": "on", "fsync": "off"} {
+		var got string
+		if err := conn.QueryRow(ctx, "SELECT current_setting($1)", name).Scan(&got); err != nil {
+			t.Fatal(err)
+		}
+		if got != want {
+			t.Errorf("%s = %q, want %q", name, got, want)
+		}
 	}
 }
