@@ -201,6 +201,12 @@ func start(ctx context.Context, o *EmbeddedOptions, bin, work string, cred *cred
 	}
 	os.Remove(pwFile)
 
+	return serve(ctx, o, cred, bin, work, runDir, dataDir, password, began)
+}
+
+// serve starts the postmaster of the data directory dataDir (in runDir, in
+// work) on a free port and waits until it accepts the password.
+func serve(ctx context.Context, o *EmbeddedOptions, cred *credential, bin, work, runDir, dataDir, password string, began time.Time) (*embedded, error) {
 	// The port is chosen free, but another process may take it before the
 	// postmaster binds it: then another port, a few times.
 	const portTries = 5
@@ -237,6 +243,7 @@ func start(ctx context.Context, o *EmbeddedOptions, bin, work string, cred *cred
 					err := pm.stop()
 					return errors.Join(err, os.RemoveAll(work))
 				},
+				emb: &embeddedInfo{bin: bin, cred: cred, password: password, port: port},
 			},
 		}, nil
 	}

@@ -79,6 +79,10 @@ const (
 // every download failed.
 var ErrNoBinaries = errors.New("no PostgreSQL for the embedded server")
 
+// ErrNotEmbedded is what [StartStandby] returns when the primary was not
+// started by [StartEmbedded] in this process, or was closed.
+var ErrNotEmbedded = errors.New("pgserver: not an embedded server started by this process")
+
 // ErrIntegrity is what a download that does not match the checksum its
 // source publishes for it fails with: nothing of it is extracted.
 var ErrIntegrity = errors.New("the download does not match its published checksum")
@@ -243,6 +247,9 @@ type EmbeddedOptions struct {
 	// for a logical-replication publisher.
 	Settings []string
 
+	// sqlBackup makes StartStandby copy over SQL even where
+	// pg_basebackup is at hand (tests).
+	sqlBackup bool
 	// started, if set, is called with each process StartEmbedded starts,
 	// right after it started (tests read its credentials).
 	started func(name string, pid int)

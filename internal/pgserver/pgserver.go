@@ -93,6 +93,7 @@ type Server struct {
 	DataDir string
 
 	close func() error
+	emb   any // *embeddedInfo of a server StartEmbedded or StartStandby started (Unix)
 }
 
 // Close releases the server: an embedded one is stopped and its
