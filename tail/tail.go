@@ -242,6 +242,7 @@ type Tailer[K ID] struct {
 	layout  map[uint32]stamp // the relations of the table's tree that hold rows, as of the last horizon
 	rels    []uint32         // layout's keys: the relations a read may return rows of
 	err     error            // ErrBelowCursor, once found: returned from then on
+	sb      *standby         // reading a hot standby of the primary (NewStandby); nil: one database
 }
 
 // stamp is what pgid.tail_poll says about one relation of the table's
@@ -405,6 +406,9 @@ func (row *idRow[K]) Values() ([]any, error) {
 // and returns its ID; the cursor moves to the last one only once every row
 // of the batch has been taken.
 func (t *Tailer[K]) read(ctx context.Context, cols string, each func(pgx.Rows) (K, error)) error {
+	if t.sb != nil {
+		return t.readStandby(ctx, cols, each)
+	}
 	return t.conn(ctx, func(c *pgx.Conn) error {
 		return t.next(ctx, c, cols, each)
 	})
@@ -414,47 +418,20 @@ func (t *Tailer[K]) next(ctx context.Context, c *pgx.Conn, cols string, each fun
 	if t.err != nil {
 		return t.err
 	}
-	if !t.started {
-		var kind string
-		var lead time.Duration
-		if err := c.QueryRow(ctx, "SELECT relation, kind, max_lead FROM pgid.tail_config($1::pg_catalog.regclass)", t.cfg.Table).
-			Scan(&t.rel, &kind, &lead); err != nil {
-			return fmt.Errorf("tail: %s: %w", t.cfg.Table, sqlError(err))
-		}
-		if kind != kindOf[K]() {
-			return fmt.Errorf("%w: %s is keyed by %s IDs, not %s", ErrKind, t.rel, kind, kindOf[K]())
-		}
-		t.started = true
+	if err := t.begin(ctx, c); err != nil {
+		return err
 	}
-	if c.PgConn().TxStatus() != 'I' {
-		return fmt.Errorf("%w: the connection is inside a transaction; a Tailer needs a fresh snapshot for each statement", ErrConfig)
-	}
-	// 1. The horizon, in a statement (and transaction) of its own. The
-	// lead is read again each time, with the writers. A lowered lead is
-	// safe at once: replacing the trigger waited for every transaction
-	// that had inserted under the old one. A raised one needs the readers
-	// stopped (docs/TAIL.md). A horizon stays true once computed (the rows
-	// below it are all committed), so after a full batch below it the next
-	// read reuses it: a backlog costs one statement per batch.
+	// 1. The horizon, in a statement (and transaction) of its own. A
+	// horizon stays true once computed (the rows below it are all
+	// committed), so after a full batch below it the next read reuses it:
+	// a backlog costs one statement per batch.
 	hi := minAt[K](t.safe)
 	if !t.full || t.safe.IsZero() || compare(t.cursor, hi) >= 0 {
-		var w writers
-		var lead time.Duration
-		var l poll
-		if err := c.QueryRow(ctx, "SELECT observed_at, xids, starts, max_lead, rels, names, attached, triggers, busy FROM pgid.tail_poll($1::pg_catalog.regclass)", t.cfg.Table).
-			Scan(&w.at, &w.xids, &w.starts, &lead, &l.rels, &l.names, &l.attached, &l.triggers, &l.busy); err != nil {
-			return fmt.Errorf("tail: %s: horizon: %w", t.rel, sqlError(err))
+		safe, ok, err := t.poll(ctx, c)
+		if safe.After(t.safe) {
+			t.safe = safe
 		}
-		safe, ok := t.h.advance(w)
-		if !ok {
-			return nil
-		}
-		if s := safe.Add(-lead); s.After(t.safe) {
-			t.safe = s
-		}
-		if err := t.check(ctx, c, l); err != nil || l.busy {
-			// busy: a partition DDL is committing; the plan of a read
-			// might not scan a partition it attached. Read later.
+		if err != nil || !ok {
 			t.full = false
 			return err
 		}
@@ -465,6 +442,67 @@ func (t *Tailer[K]) next(ctx context.Context, c *pgx.Conn, cols string, each fun
 		}
 	}
 	// 2. The rows, under a snapshot taken after the horizon.
+	return t.rows(ctx, c, cols, each, hi, t.rels)
+}
+
+// begin checks, at the first read, that c's database has t's table set up
+// for tailing with t's kind of ID and is not a hot standby; and at every
+// read, that c is outside any transaction.
+func (t *Tailer[K]) begin(ctx context.Context, c *pgx.Conn) error {
+	if !t.started {
+		var kind string
+		var lead time.Duration
+		var standby bool
+		if err := c.QueryRow(ctx, "SELECT relation, kind, max_lead, pg_catalog.pg_is_in_recovery() FROM pgid.tail_config($1::pg_catalog.regclass)", t.cfg.Table).
+			Scan(&t.rel, &kind, &lead, &standby); err != nil {
+			return fmt.Errorf("tail: %s: %w", t.cfg.Table, sqlError(err))
+		}
+		if standby {
+			return standbyError(t.rel, t.sb != nil)
+		}
+		if kind != kindOf[K]() {
+			return fmt.Errorf("%w: %s is keyed by %s IDs, not %s", ErrKind, t.rel, kind, kindOf[K]())
+		}
+		t.started = true
+	}
+	if c.PgConn().TxStatus() != 'I' {
+		return fmt.Errorf("%w: the connection is inside a transaction; a Tailer needs a fresh snapshot for each statement", ErrConfig)
+	}
+	return nil
+}
+
+// poll computes a horizon on c, the primary: the database time below which
+// every row that will ever commit has committed (zero while an xid with no
+// known bound runs), and checks the table's tree (t.check). ok says
+// whether rows may be read below it now: not while a partition DDL is
+// committing, nor before the first horizon. The lead is read again each
+// time, with the writers. A lowered lead is safe at once: replacing the
+// trigger waited for every transaction that had inserted under the old
+// one. A raised one needs the readers stopped (docs/TAIL.md).
+func (t *Tailer[K]) poll(ctx context.Context, c *pgx.Conn) (safe time.Time, ok bool, err error) {
+	var w writers
+	var lead time.Duration
+	var l poll
+	if err := c.QueryRow(ctx, "SELECT observed_at, xids, starts, max_lead, rels, names, attached, triggers, busy FROM pgid.tail_poll($1::pg_catalog.regclass)", t.cfg.Table).
+		Scan(&w.at, &w.xids, &w.starts, &lead, &l.rels, &l.names, &l.attached, &l.triggers, &l.busy); err != nil {
+		return time.Time{}, false, fmt.Errorf("tail: %s: horizon: %w", t.rel, sqlError(err))
+	}
+	at, ok := t.h.advance(w)
+	if !ok {
+		return time.Time{}, false, nil
+	}
+	safe = at.Add(-lead)
+	if err := t.check(ctx, c, l); err != nil || l.busy {
+		// busy: a partition DDL is committing; the plan of a read
+		// might not scan a partition it attached. Read later.
+		return safe, false, err
+	}
+	return safe, true, nil
+}
+
+// rows reads on c the rows after the cursor and below hi, of the
+// relations rels, and moves the cursor to the last one.
+func (t *Tailer[K]) rows(ctx context.Context, c *pgx.Conn, cols string, each func(pgx.Rows) (K, error), hi K, rels []uint32) error {
 	op := ">"
 	if t.incl {
 		op = ">="
@@ -473,7 +511,7 @@ func (t *Tailer[K]) next(ctx context.Context, c *pgx.Conn, cols string, each fun
 	// of a partition attached since then wait until t.check has seen it.
 	q := "SELECT " + cols + " FROM " + t.rel + " t WHERE t.id OPERATOR(pg_catalog." + op +
 		") $1 AND t.id OPERATOR(pg_catalog.<) $2 AND t.tableoid OPERATOR(pg_catalog.=) ANY ($4::pg_catalog.oid[]) ORDER BY t.id LIMIT $3"
-	r, err := c.Query(ctx, q, t.cursor, hi, t.cfg.Batch, t.rels)
+	r, err := c.Query(ctx, q, t.cursor, hi, t.cfg.Batch, rels)
 	if err != nil {
 		return fmt.Errorf("tail: %s: read: %w", t.rel, err)
 	}
