@@ -10,6 +10,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/pgid/pgid/objectidtype"
 	"github.com/pgid/pgid/tail"
@@ -110,5 +111,37 @@ func ExampleCollect() {
 	}
 	for _, r := range rows {
 		fmt.Println(r...)
+	}
+}
+
+// Read the rows on a hot standby, with the horizon taken on the primary:
+// every row that commits on the primary, once, in ID order, as soon as the
+// standby has replayed it. The pools are the primary's (which the table's
+// owner set up with tail.Enable) and a standby's.
+func ExampleNewStandby() {
+	ctx := context.Background()
+	primary, err := pgxpool.New(ctx, os.Getenv("DATABASE_URL"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer primary.Close()
+	standby, err := pgxpool.New(ctx, os.Getenv("STANDBY_URL"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer standby.Close()
+
+	t, err := tail.NewStandby(standby, primary, tail.Config[ulidtype.ULID]{Table: "events"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	err = t.Run(ctx, func(ctx context.Context, rows []tail.Row[ulidtype.ULID]) error {
+		fmt.Println(len(rows), "rows up to", t.Cursor(), "; the standby's horizon trails the primary's by", t.StandbyLag().Horizon)
+		return nil
+	})
+	// tail.New(standby, ...) would fail with tail.ErrStandby instead of
+	// skipping rows.
+	if err != nil && !errors.Is(err, context.Canceled) {
+		log.Fatal(err)
 	}
 }

@@ -35,7 +35,8 @@
 // transactions already running at its first call unless it may see their
 // xact_start (its own role's sessions, or pg_read_all_stats): it waits for
 // them to end. docs/TAIL.md has the argument, the costs and the limits
-// (reading from a standby is not safe; use logical decoding when rows must
+// (a hot standby is read with [NewStandby], the horizon taken on the
+// primary; use logical decoding when rows must
 // come out in commit order or the lead cannot be bounded).
 //
 // [Tailer.Next] returns each row as its ID and row_to_json of the row;
