@@ -402,7 +402,13 @@ func startAs(o *EmbeddedOptions, cred *credential, name string, cmd *exec.Cmd) (
 
 // writePrivate creates the new file p, mode 0600, owned by cred if not nil.
 func writePrivate(p string, b []byte, cred *credential) error {
-	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	return writeOwned(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, b, cred)
+}
+
+// writeOwned opens p with flag (mode 0600 if created), writes b, and
+// gives it to cred if not nil.
+func writeOwned(p string, flag int, b []byte, cred *credential) error {
+	f, err := os.OpenFile(p, flag, 0o600)
 	if err != nil {
 		return err
 	}

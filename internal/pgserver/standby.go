@@ -276,15 +276,7 @@ func copyFile(src, dst string, mode os.FileMode) error {
 
 // appendFile appends text to the file p, which cred owns (or this process).
 func appendFile(p, text string, cred *credential) error {
-	f, err := os.OpenFile(p, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
-	if err != nil {
-		return err
-	}
-	_, err = f.WriteString(text)
-	if err == nil && cred != nil {
-		err = f.Chown(cred.uid, cred.gid)
-	}
-	return errors.Join(err, f.Close())
+	return writeOwned(p, os.O_WRONLY|os.O_APPEND|os.O_CREATE, []byte(text), cred)
 }
 
 // dropSlot drops the replication slot on the primary at dsn, if the
