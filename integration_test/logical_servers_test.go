@@ -2,6 +2,7 @@ package integration_test
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -68,7 +69,20 @@ func startLR(t testing.TB, settings ...string) *lrServer {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	s, err := pgserver.StartEmbedded(ctx, pgserver.EmbeddedOptions{Binaries: lrBinaries(t), Settings: settings})
+	// As root the server runs as pgserver's own user, and the start is
+	// refused while another process runs as that user (ErrSharedUser):
+	// internal/pgserver's tests start such processes on purpose, and go
+	// test runs packages in parallel. They are short-lived: retry.
+	var s *pgserver.Server
+	var err error
+	for {
+		s, err = pgserver.StartEmbedded(ctx, pgserver.EmbeddedOptions{Binaries: lrBinaries(t), Settings: settings})
+		if !errors.Is(err, pgserver.ErrSharedUser) || ctx.Err() != nil {
+			break
+		}
+		t.Logf("retrying in 1 s: %v", err)
+		time.Sleep(time.Second)
+	}
 	if err != nil {
 		t.Fatalf("start an embedded server: %v", err)
 	}

@@ -18,7 +18,10 @@
 --    changed, whatever the SET list names: another trigger may change it)
 --    so that they fire after the table's other BEFORE triggers (which may
 --    change the id), and are ENABLE ALWAYS so that they also fire under
---    session_replication_role = replica (logical replication apply).
+--    session_replication_role = replica. The rows of a logical replication
+--    worker pass (pgid._tail_applying): they carry the publisher's IDs,
+--    and a refusal would stop the subscription for good; pgid._tail_check
+--    refuses a subscription target for tailing instead.
 --
 -- 3. The setup, checked at every read (pgid.tail_config, pgid.tail_poll):
 --    pgid's triggers present, as tail_enable makes them and ENABLE ALWAYS
