@@ -41,9 +41,9 @@ const pgidFunctions = 23
 var schemaLatest = migrations.Latest()
 
 // pgidAllFunctions adds the partition functions of 004 and 006
-// (partition_test.go checks them) and the 11 tail functions of 008
+// (partition_test.go checks them) and the 12 tail functions of 008
 // (tail_test.go).
-const pgidAllFunctions = pgidFunctions + 12 + 11
+const pgidAllFunctions = pgidFunctions + 12 + 12
 
 func pgidObjects(t *testing.T, conn *pgx.Conn) (types, funcs int) {
 	t.Helper()

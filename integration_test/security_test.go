@@ -331,7 +331,7 @@ func checkAllFunctions(t *testing.T, conn *pgx.Conn, path string, covered map[st
 
 	checkTailFunctions(t, conn, path)
 	call("tail_enable", "tail_disable", "tail_config", "tail_writers", "tail_guard_ulid", "tail_guard_objectid", "_tail_refuse",
-		"_tail_check", "_tail_raise", "tail_poll", "tail_below")
+		"_tail_check", "_tail_raise", "tail_poll", "tail_below", "_tail_applying")
 }
 
 // checkTailFunctions sets up a ULID and an ObjectId table for tailing,
@@ -389,6 +389,12 @@ func checkTailFunctions(t *testing.T, conn *pgx.Conn, path string) {
 	if _, err := conn.Exec(ctx, `SELECT pgid._tail_raise('public.hijack_tail_u'::pg_catalog.regclass,
 		'pgid.tail_guard_ulid()'::pg_catalog.regprocedure, $1::pg_catalog.bytea)`, []byte("1\x00")); err != nil {
 		t.Errorf("search_path %s: _tail_raise on a sound setup: %v", path, err)
+	}
+	// Not a logical replication worker (TestLogicalReplication has one),
+	// also with session_replication_role = replica set by the session.
+	var applying bool
+	if err := conn.QueryRow(ctx, "SELECT pgid._tail_applying()").Scan(&applying); err != nil || applying {
+		t.Errorf("search_path %s: _tail_applying() = %v, %v; want false", path, applying, err)
 	}
 	var lead time.Duration
 	var names []string

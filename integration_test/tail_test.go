@@ -625,8 +625,8 @@ func TestTailFunctionsAndPartitions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(fns) != 11 {
-		t.Errorf("%d tail functions, want 11: %v", len(fns), fns)
+	if len(fns) != 12 {
+		t.Errorf("%d tail functions, want 12: %v", len(fns), fns)
 	}
 	for _, f := range fns {
 		if f.SecDef || f.Comment == "" || (strings.HasPrefix(f.Name, "tail_guard_") && f.HasSet) || (!strings.HasPrefix(f.Name, "tail_guard_") && !f.HasSet) {

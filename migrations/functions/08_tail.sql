@@ -18,7 +18,10 @@
 --    changed, whatever the SET list names: another trigger may change it)
 --    so that they fire after the table's other BEFORE triggers (which may
 --    change the id), and are ENABLE ALWAYS so that they also fire under
---    session_replication_role = replica (logical replication apply).
+--    session_replication_role = replica. The rows of a logical replication
+--    worker pass (pgid._tail_applying): they carry the publisher's IDs,
+--    and a refusal would stop the subscription for good; pgid._tail_check
+--    refuses a subscription target for tailing instead.
 --
 -- 3. The setup, checked at every read (pgid.tail_config, pgid.tail_poll):
 --    pgid's triggers present, as tail_enable makes them and ENABLE ALWAYS
@@ -52,6 +55,30 @@
 
 SET LOCAL search_path = pg_catalog, pg_temp;
 
+-- pgid._tail_applying: whether this session is a logical replication
+-- worker (apply, table sync or parallel apply) of a subscription, which
+-- sets session_replication_role = replica at its start with source
+-- 'override'; a session that SETs it has source 'session' (or 'user',
+-- 'client', ...), so it is refused as before. A worker's rows carry the
+-- publisher's IDs, older than the subscriber's clock by the replication lag,
+-- which no lead bounds: the guards let them pass rather than stop the
+-- subscription (the worker would retry the same row forever), and
+-- pgid._tail_check reports a subscription target at every read, so that no
+-- Tailer relies on rows that passed unchecked. pg_settings is readable by
+-- every role (the worker may run as the table's owner). Called only on the
+-- refusing path.
+CREATE OR REPLACE FUNCTION pgid._tail_applying() RETURNS boolean
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+RETURN EXISTS (SELECT FROM pg_catalog.pg_settings s
+                WHERE s.name OPERATOR(pg_catalog.=) 'session_replication_role'
+                  AND s.setting OPERATOR(pg_catalog.=) 'replica'
+                  AND s.source OPERATOR(pg_catalog.=) 'override');
+
+COMMENT ON FUNCTION pgid._tail_applying() IS
+  'Internal to pgid.tail_guard_ulid and pgid.tail_guard_objectid: whether this session is a logical replication '
+  'worker (session_replication_role = replica set by the server, source override), whose rows pass unchecked.';
+
 -- pgid.tail_guard_ulid / pgid.tail_guard_objectid: the per-row check of
 -- an INSERT (trigger zzz_pgid_tail) or of an UPDATE that changes the id
 -- (zzz_pgid_tail_update: BEFORE UPDATE, not UPDATE OF id, WHEN OLD.id IS
@@ -79,6 +106,9 @@ BEGIN
        OPERATOR(pg_catalog.+) 0.001::pg_catalog.float8)::pg_catalog.int8), 3) THEN
     RETURN NEW;
   END IF;
+  IF pgid._tail_applying() THEN
+    RETURN NEW; -- logical replication: see pgid._tail_applying
+  END IF;
   PERFORM pgid._tail_refuse(TG_TABLE_SCHEMA, TG_TABLE_NAME, pgid.ulid_to_text(NEW.id), pgid.ulid_time(NEW.id),
                             TG_ARGV[0], false);
   RETURN NULL;
@@ -97,6 +127,9 @@ BEGIN
          OPERATOR(pg_catalog.-) TG_ARGV[0]::pg_catalog.float8)
        OPERATOR(pg_catalog.+) 0.000001::pg_catalog.float8)::pg_catalog.int8), 5) THEN
     RETURN NEW;
+  END IF;
+  IF pgid._tail_applying() THEN
+    RETURN NEW; -- logical replication: see pgid._tail_applying
   END IF;
   PERFORM pgid._tail_refuse(TG_TABLE_SCHEMA, TG_TABLE_NAME, pgid.objectid_to_hex(NEW.id), pgid.objectid_time(NEW.id),
                             TG_ARGV[0], true);
@@ -241,6 +274,28 @@ BEGIN
                      'a Tailer may have passed them (docs/TAIL.md).', tr.tgname, tr.ours);
       RETURN NEXT;
     END LOOP;
+  END LOOP;
+  -- A logical replication subscription's target, the table or a relation
+  -- of its tree or above it: its rows arrive with the publisher's IDs and
+  -- pass unchecked (pgid._tail_applying).
+  FOR r IN
+    WITH RECURSIVE tree(rel) AS (
+      SELECT tbl::oid
+      UNION
+      SELECT i.inhrelid FROM pg_inherits i JOIN tree ON i.inhparent = tree.rel)
+    SELECT sr.srrelid::regclass::text AS name, s.subname
+      FROM pg_subscription_rel sr JOIN pg_subscription s ON s.oid = sr.srsubid
+     WHERE sr.srrelid IN (SELECT rel FROM tree UNION SELECT relid FROM pg_partition_ancestors(tbl))
+     ORDER BY 1, 2 LIMIT 1
+  LOOP
+    fixable := false;
+    message := format('pgid: %s is a target of logical replication subscription %I: its rows arrive with the '
+                      'publisher''s IDs, older than this database''s clock by the replication lag, and are not checked',
+                      r.name, r.subname);
+    hint := 'Tail the table on the publisher, where its rows are inserted; or stop replicating into it '
+            '(ALTER PUBLICATION ... DROP TABLE, then ALTER SUBSCRIPTION ... REFRESH PUBLICATION, or DROP '
+            'SUBSCRIPTION) and run pgid.tail_enable again.';
+    RETURN NEXT;
   END LOOP;
 END
 $$;
@@ -507,3 +562,4 @@ DROP FUNCTION IF EXISTS pgid._tail_check(regclass, oid, bytea);
 DROP FUNCTION IF EXISTS pgid.tail_guard_objectid();
 DROP FUNCTION IF EXISTS pgid.tail_guard_ulid();
 DROP FUNCTION IF EXISTS pgid._tail_refuse(text, text, text, timestamptz, text, boolean);
+DROP FUNCTION IF EXISTS pgid._tail_applying();
