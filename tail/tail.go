@@ -58,12 +58,14 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/pgid/pgid/internal/dbconn"
 	"github.com/pgid/pgid/objectidtype"
 	"github.com/pgid/pgid/ulidtype"
 )
 
-// Errors, usable with errors.Is. Those raised by the SQL functions carry the
-// SQLSTATE named here; the returned error also unwraps to the
+// Errors raised by the SQL functions, usable with errors.Is: each carries
+// the SQLSTATE named here, and the returned error (an *Error of the shape
+// packages partition and migrations use too) also unwraps to the
 // *pgconn.PgError.
 var (
 	// ErrTooOld: an INSERT or UPDATE of id was refused because the ID is
@@ -75,10 +77,6 @@ var (
 	// ErrSetup: [Enable] was refused: no id column, a column of another
 	// type, or a lead out of range (PGI22).
 	ErrSetup = errors.New("tail: cannot set the table up for tailing")
-	// ErrKind: the table's id column is not of the Tailer's ID type.
-	ErrKind = errors.New("tail: id column is not of the Tailer's ID type")
-	// ErrConfig: a Config or argument is invalid.
-	ErrConfig = errors.New("tail: invalid configuration")
 	// ErrUnsafe: the table's triggers no longer check every row: pgid's
 	// trigger is disabled, not ENABLE ALWAYS, missing on a partition or
 	// out of date, or another BEFORE trigger fires after it (SQLSTATE
@@ -86,12 +84,6 @@ var (
 	// owner fixes it (pgid.tail_enable again, or rename or drop the other
 	// trigger) and the Tailer can go on.
 	ErrUnsafe = errors.New("tail: the table's setup no longer checks every row")
-	// ErrBelowCursor: rows that no check saw may lie at or below the
-	// Tailer's cursor: a partition was attached holding such rows, or
-	// pgid's trigger was altered (disabled and enabled, replaced) since
-	// the last read. The Tailer returns it from then on; decide where to
-	// resume (a new Tailer from an older cursor re-delivers rows).
-	ErrBelowCursor = errors.New("tail: rows may have been written below the cursor")
 )
 
 // SQLSTATEs of the SQL functions in migrations/functions/08_tail.sql.
@@ -102,25 +94,17 @@ const (
 	CodeUnsafe     = "PGI23"
 )
 
+// sqlStates maps the SQLSTATEs above to the sentinels.
+var sqlStates = map[string]error{
+	CodeTooOld:     ErrTooOld,
+	CodeNotEnabled: ErrNotEnabled,
+	CodeSetup:      ErrSetup,
+	CodeUnsafe:     ErrUnsafe,
+}
+
 // sqlError maps the SQLSTATEs above to the sentinels, keeping the
 // *pgconn.PgError in the chain.
-func sqlError(err error) error {
-	var pe *pgconn.PgError
-	if !errors.As(err, &pe) {
-		return err
-	}
-	switch pe.Code {
-	case CodeTooOld:
-		return fmt.Errorf("%w: %w", ErrTooOld, err)
-	case CodeNotEnabled:
-		return fmt.Errorf("%w: %w", ErrNotEnabled, err)
-	case CodeSetup:
-		return fmt.Errorf("%w: %w", ErrSetup, err)
-	case CodeUnsafe:
-		return fmt.Errorf("%w: %w", ErrUnsafe, err)
-	}
-	return err
-}
+func sqlError(err error) error { return dbconn.Map(err, sqlStates) }
 
 // IsTooOld reports whether err is, or wraps, the refusal of a row by the
 // trigger of [Enable] (SQLSTATE PGI20), from this package or from any
@@ -138,13 +122,17 @@ type ID interface {
 	ulidtype.ULID | objectidtype.ObjectID
 }
 
-// kindOf names K as pgid.tail_config does.
-func kindOf[K ID]() string {
+// ErrKind: the table's id column is not of the Tailer's ID type.
+// partition.ErrKind is the same condition for a partition plan.
+var ErrKind = errors.New("tail: id column is not of the Tailer's ID type")
+
+// kindOf is K's kind, as pgid.tail_config names it.
+func kindOf[K ID]() dbconn.Kind {
 	var k K
 	if _, ok := any(k).(ulidtype.ULID); ok {
-		return "ulid"
+		return dbconn.ULID
 	}
-	return "objectid"
+	return dbconn.ObjectID
 }
 
 // minAt is K's MinAt.
@@ -203,6 +191,9 @@ type Row[K ID] struct {
 	ID   K
 	JSON json.RawMessage
 }
+
+// ErrConfig: a Config or argument is invalid.
+var ErrConfig = errors.New("tail: invalid configuration")
 
 // Config says what a [Tailer] reads.
 type Config[K ID] struct {
@@ -421,13 +412,13 @@ func (t *Tailer[K]) next(ctx context.Context, c *pgx.Conn, cols string, each fun
 			Scan(&t.rel, &kind, &lead); err != nil {
 			return fmt.Errorf("tail: %s: %w", t.cfg.Table, sqlError(err))
 		}
-		if kind != kindOf[K]() {
+		if k, _ := dbconn.ParseKind(kind); k != kindOf[K]() {
 			return fmt.Errorf("%w: %s is keyed by %s IDs, not %s", ErrKind, t.rel, kind, kindOf[K]())
 		}
 		t.started = true
 	}
-	if c.PgConn().TxStatus() != 'I' {
-		return fmt.Errorf("%w: the connection is inside a transaction; a Tailer needs a fresh snapshot for each statement", ErrConfig)
+	if err := conns.Idle(c, "a Tailer needs a fresh snapshot for each statement"); err != nil {
+		return err
 	}
 	// 1. The horizon, in a statement (and transaction) of its own. The
 	// lead is read again each time, with the writers. A lowered lead is
@@ -503,6 +494,13 @@ type poll struct {
 	busy                      bool
 }
 
+// ErrBelowCursor: rows that no check saw may lie at or below the Tailer's
+// cursor: a partition was attached holding such rows, or pgid's trigger
+// was altered (disabled and enabled, replaced) since the last read. The
+// Tailer returns it from then on; decide where to resume (a new Tailer
+// from an older cursor re-delivers rows).
+var ErrBelowCursor = errors.New("tail: rows may have been written below the cursor")
+
 // check compares the layout of the table's tree with the one the Tailer
 // saw at its previous horizon and, unless a partition DDL is committing
 // (l.busy), adopts it. The first layout is taken as it is. After that, a
@@ -555,12 +553,7 @@ func (t *Tailer[K]) check(ctx context.Context, c *pgx.Conn, l poll) error {
 }
 
 // sqlType is the SQL type of K.
-func sqlType[K ID]() string {
-	if kindOf[K]() == "ulid" {
-		return "uuid"
-	}
-	return "bytea"
-}
+func sqlType[K ID]() string { return kindOf[K]().SQLType() }
 
 // Run reads batch after batch and hands each to handle until ctx ends or
 // handle fails; it returns ctx's error or handle's. The cursor moves past a
