@@ -2,7 +2,6 @@ package migrations
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
@@ -27,18 +26,13 @@ var ErrConn = dbconn.ErrConn
 // ErrNotOwner is returned (wrapped, with the server's error) when the role
 // lacks a privilege that applying or reverting the migrations needs
 // (SQLSTATE 42501): they belong to the database owner.
-var ErrNotOwner = errors.New("pgid migrations: permission denied; the migrations belong to the database owner")
+var ErrNotOwner = sqlStates.New("42501", "pgid migrations: permission denied; the migrations belong to the database owner")
 
 // sqlStates maps the SQLSTATEs the runner gives a meaning to its errors.
-var sqlStates = map[string]error{"42501": ErrNotOwner}
+var sqlStates = dbconn.States{}
 
 // conns is the package's use of the connection layer.
 var conns = dbconn.Caller{Name: "pgid migrations"}
-
-// withConn runs f on one pgx connection of db.
-func withConn[D DB](ctx context.Context, db D, f func(*pgx.Conn) error) error {
-	return dbconn.Run(ctx, conns, db, f)
-}
 
 // run takes the migration lock on one connection of db, reads the state,
 // adopts a tern-era database and calls f.
@@ -48,7 +42,7 @@ func run[D DB](ctx context.Context, db D, what string, opts []Option,
 	for _, opt := range opts {
 		opt(&o)
 	}
-	err := withConn(ctx, db, func(c *pgx.Conn) error {
+	err := dbconn.Run(ctx, conns, db, func(c *pgx.Conn) error {
 		if err := conns.Idle(c, "each step commits its own"); err != nil {
 			return err
 		}

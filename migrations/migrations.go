@@ -267,7 +267,7 @@ func Version[D DB](ctx context.Context, db D) (int, error) {
 // returns is one of reading, not a refusal.
 func ReadStatus[D DB](ctx context.Context, db D) (Status, error) {
 	var st Status
-	err := withConn(ctx, db, func(c *pgx.Conn) error {
+	err := dbconn.Run(ctx, conns, db, func(c *pgx.Conn) error {
 		versioned, fn, err := load()
 		if err != nil {
 			return err

@@ -27,11 +27,6 @@ var ErrConn = dbconn.ErrConn
 // conns is the package's use of the connection layer.
 var conns = dbconn.Caller{Name: "partition", Err: ErrPlan}
 
-// withConn runs f on one pgx connection of db.
-func withConn[D DB](ctx context.Context, db D, f func(*pgx.Conn) error) error {
-	return dbconn.Run(ctx, conns, db, f)
-}
-
 // LockKey is the first key of the advisory lock pair that serialises
 // [Ensure] (and pgid.ensure_partitions) per parent: "pgid" in ASCII, the
 // high half of migrations.LockKey too. The second key is the parent's OID

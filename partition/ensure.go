@@ -9,6 +9,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/pgid/pgid/internal/dbconn"
 )
 
 // Errors of creating a partition, raised by pgid.ensure_partitions with the
@@ -17,11 +19,11 @@ var (
 	// ErrDefaultHasRows: the DEFAULT partition holds rows in the range of a
 	// partition about to be created (PGI04). Nothing was changed; see
 	// docs/PARTITIONING.md for the way out.
-	ErrDefaultHasRows = errors.New("partition: default partition holds rows in a new partition's range")
+	ErrDefaultHasRows = sqlStates.New("PGI04", "partition: default partition holds rows in a new partition's range")
 	// ErrOverlap: a range about to be created overlaps an existing
 	// partition with other bounds (PGI05), typically after a change of
 	// width.
-	ErrOverlap = errors.New("partition: overlaps an existing partition")
+	ErrOverlap = sqlStates.New("PGI05", "partition: overlaps an existing partition")
 )
 
 // ErrKept: [Ensure] made what it had to make, but could not retire some
@@ -87,7 +89,7 @@ func Ensure[D DB](ctx context.Context, db D, p Plan) (Report, error) {
 		return Report{DryRun: p.DryRun}, err
 	}
 	var rep Report
-	err := withConn(ctx, db, func(conn *pgx.Conn) error {
+	err := dbconn.Run(ctx, conns, db, func(conn *pgx.Conn) error {
 		var err error
 		rep, err = ensure(ctx, conn, p)
 		return err
@@ -378,7 +380,7 @@ func partitionOf(name string, lo, hi *time.Time) Partition {
 // -1 before the first VACUUM or ANALYZE). It checks parent as [Ensure] does.
 func List[D DB](ctx context.Context, db D, parent string) ([]Partition, error) {
 	var parts []Partition
-	err := withConn(ctx, db, func(conn *pgx.Conn) error {
+	err := dbconn.Run(ctx, conns, db, func(conn *pgx.Conn) error {
 		rows, err := conn.Query(ctx, `SELECT pg_catalog.format('%I.%I', n.nspname, c.relname), l.is_default, l.lower, l.upper,
 			coalesce(l.from_bound, ''), coalesce(l.to_bound, ''), coalesce(l.row_estimate, -1)
 			FROM pgid.list_partitions($1::pg_catalog.regclass) l
@@ -419,7 +421,7 @@ func Expired[D DB](ctx context.Context, db D, parent string, retain Span, now ti
 		at = &now
 	}
 	var parts []Partition
-	err := withConn(ctx, db, func(conn *pgx.Conn) error {
+	err := dbconn.Run(ctx, conns, db, func(conn *pgx.Conn) error {
 		rows, err := conn.Query(ctx, `SELECT pg_catalog.format('%I.%I', n.nspname, c.relname), e.lower, e.upper
 			FROM pgid.expired_partitions($1::pg_catalog.regclass, $2::pg_catalog.interval, coalesce($3::pg_catalog.timestamptz, pg_catalog.now())) e
 			JOIN pg_catalog.pg_class c ON c.oid = e.partition

@@ -62,16 +62,16 @@ import (
 // [ErrDefaultHasRows] and [ErrOverlap], those of the plan [ErrPlan].
 var (
 	// ErrNoTable: the parent does not exist (SQLSTATE 42P01).
-	ErrNoTable = errors.New("partition: no such table")
+	ErrNoTable = sqlStates.New("42P01", "partition: no such table")
 	// ErrNotPartitioned: the parent is not a partitioned table (PGI01).
-	ErrNotPartitioned = errors.New("partition: not a partitioned table")
+	ErrNotPartitioned = sqlStates.New("PGI01", "partition: not a partitioned table")
 	// ErrNotRangeByID: the parent is partitioned by LIST or HASH, or by
 	// RANGE on more than one column or an expression (PGI02).
-	ErrNotRangeByID = errors.New("partition: not partitioned by RANGE (id)")
+	ErrNotRangeByID = sqlStates.New("PGI02", "partition: not partitioned by RANGE (id)")
 	// ErrKind: the partition key column is not uuid / bytea or a domain
 	// over them (PGI03), or not the [Kind] the plan asks for. tail.ErrKind
 	// is the same condition for a Tailer.
-	ErrKind = errors.New("partition: key column is not a pgid ID")
+	ErrKind = sqlStates.New("PGI03", "partition: key column is not a pgid ID")
 )
 
 // ErrKeyType is the former name of [ErrKind] (the same error).
@@ -80,16 +80,8 @@ var (
 var ErrKeyType = ErrKind
 
 // sqlStates maps the SQLSTATEs of pgid's partition functions to the errors
-// of this package.
-var sqlStates = map[string]error{
-	"42P01": ErrNoTable,
-	"PGI01": ErrNotPartitioned,
-	"PGI02": ErrNotRangeByID,
-	"PGI03": ErrKind,
-	"PGI04": ErrDefaultHasRows,
-	"PGI05": ErrOverlap,
-	"PGI06": ErrPlan,
-}
+// of this package, each declared with its SQLSTATE.
+var sqlStates = dbconn.States{}
 
 // Error is an error raised by PostgreSQL that maps to one of the sentinel
 // errors of this package, in the shape packages migrations and tail use
@@ -443,7 +435,7 @@ type Plan struct {
 // ErrPlan: the plan is invalid (SQLSTATE PGI06, or found in Go before
 // asking the server), as is a span, kind or retire mode that does not
 // parse.
-var ErrPlan = errors.New("partition: invalid plan")
+var ErrPlan = sqlStates.New("PGI06", "partition: invalid plan")
 
 // check reports an invalid plan before anything reaches the server.
 func (p Plan) check() error {

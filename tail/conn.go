@@ -1,12 +1,6 @@
 package tail
 
-import (
-	"context"
-
-	"github.com/jackc/pgx/v5"
-
-	"github.com/pgid/pgid/internal/dbconn"
-)
+import "github.com/pgid/pgid/internal/dbconn"
 
 // DB is what the functions of this package accept, the same constraint as
 // partition.DB and migrations.DB: a *pgx.Conn, a *pgxpool.Pool (a
@@ -24,11 +18,3 @@ var ErrConn = dbconn.ErrConn
 
 // conns is the package's use of the connection layer.
 var conns = dbconn.Caller{Name: "tail", Err: ErrConfig}
-
-// checkDB refuses a nil db.
-func checkDB[D DB](db D) error { return dbconn.Check(conns, db) }
-
-// withConn runs f on one pgx connection of db.
-func withConn[D DB](ctx context.Context, db D, f func(*pgx.Conn) error) error {
-	return dbconn.Run(ctx, conns, db, f)
-}

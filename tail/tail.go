@@ -71,19 +71,19 @@ var (
 	// ErrTooOld: an INSERT or UPDATE of id was refused because the ID is
 	// older than the database clock minus the table's lead (SQLSTATE
 	// PGI20). Use [IsTooOld] on errors from your own inserts.
-	ErrTooOld = errors.New("tail: id older than the table's tail lead allows")
+	ErrTooOld = sqlStates.New(CodeTooOld, "tail: id older than the table's tail lead allows")
 	// ErrNotEnabled: the table is not set up with [Enable] (PGI21).
-	ErrNotEnabled = errors.New("tail: table not set up for tailing")
+	ErrNotEnabled = sqlStates.New(CodeNotEnabled, "tail: table not set up for tailing")
 	// ErrSetup: [Enable] was refused: no id column, a column of another
 	// type, or a lead out of range (PGI22).
-	ErrSetup = errors.New("tail: cannot set the table up for tailing")
+	ErrSetup = sqlStates.New(CodeSetup, "tail: cannot set the table up for tailing")
 	// ErrUnsafe: the table's triggers no longer check every row: pgid's
 	// trigger is disabled, not ENABLE ALWAYS, missing on a partition or
 	// out of date, or another BEFORE trigger fires after it (SQLSTATE
 	// PGI23). The message names the relation and trigger; the table's
 	// owner fixes it (pgid.tail_enable again, or rename or drop the other
 	// trigger) and the Tailer can go on.
-	ErrUnsafe = errors.New("tail: the table's setup no longer checks every row")
+	ErrUnsafe = sqlStates.New(CodeUnsafe, "tail: the table's setup no longer checks every row")
 )
 
 // SQLSTATEs of the SQL functions in migrations/functions/08_tail.sql.
@@ -94,13 +94,9 @@ const (
 	CodeUnsafe     = "PGI23"
 )
 
-// sqlStates maps the SQLSTATEs above to the sentinels.
-var sqlStates = map[string]error{
-	CodeTooOld:     ErrTooOld,
-	CodeNotEnabled: ErrNotEnabled,
-	CodeSetup:      ErrSetup,
-	CodeUnsafe:     ErrUnsafe,
-}
+// sqlStates maps the SQLSTATEs above to the sentinels, each declared with
+// its SQLSTATE.
+var sqlStates = dbconn.States{}
 
 // sqlError maps the SQLSTATEs above to the sentinels, keeping the
 // *pgconn.PgError in the chain.
@@ -165,7 +161,7 @@ func Enable[D DB](ctx context.Context, db D, table string, maxLead time.Duration
 	if maxLead < time.Millisecond || maxLead > 24*time.Hour {
 		return fmt.Errorf("%w: lead %v out of range: want 1ms to 24h", ErrConfig, maxLead)
 	}
-	return withConn(ctx, db, func(c *pgx.Conn) error {
+	return dbconn.Run(ctx, conns, db, func(c *pgx.Conn) error {
 		_, err := c.Exec(ctx, "SELECT pgid.tail_enable($1::pg_catalog.regclass, pg_catalog.make_interval(secs => $2::pg_catalog.float8))",
 			table, maxLead.Seconds())
 		if err != nil {
@@ -177,7 +173,7 @@ func Enable[D DB](ctx context.Context, db D, table string, maxLead time.Duration
 
 // Disable removes what [Enable] installed on table.
 func Disable[D DB](ctx context.Context, db D, table string) error {
-	return withConn(ctx, db, func(c *pgx.Conn) error {
+	return dbconn.Run(ctx, conns, db, func(c *pgx.Conn) error {
 		if _, err := c.Exec(ctx, "SELECT pgid.tail_disable($1::pg_catalog.regclass)", table); err != nil {
 			return fmt.Errorf("tail: disable %s: %w", table, sqlError(err))
 		}
@@ -263,11 +259,11 @@ func New[K ID, D DB](db D, cfg Config[K]) (*Tailer[K], error) {
 	if cfg.MaxWait < cfg.MinWait {
 		return nil, fmt.Errorf("%w: Config.MaxWait %v is shorter than MinWait %v", ErrConfig, cfg.MaxWait, cfg.MinWait)
 	}
-	if err := checkDB(db); err != nil {
+	if err := dbconn.Check(conns, db); err != nil {
 		return nil, err
 	}
 	t := &Tailer[K]{cfg: cfg, cursor: cfg.After}
-	t.conn = func(ctx context.Context, f func(*pgx.Conn) error) error { return withConn(ctx, db, f) }
+	t.conn = func(ctx context.Context, f func(*pgx.Conn) error) error { return dbconn.Run(ctx, conns, db, f) }
 	if !cfg.Since.IsZero() {
 		if s := minAt[K](cfg.Since); compare(s, cfg.After) > 0 {
 			t.cursor, t.incl = s, true

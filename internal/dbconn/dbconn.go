@@ -162,10 +162,21 @@ func (e *Error) Unwrap() []error {
 	return []error{e.Kind, e.PG}
 }
 
+// States maps the SQLSTATEs a package gives a meaning to its sentinels.
+// Declaring each sentinel with [States.New] keeps its SQLSTATE beside it.
+type States map[string]error
+
+// New returns a new sentinel error with text, mapped from SQLSTATE code.
+func (s States) New(code, text string) error {
+	err := errors.New(text)
+	s[code] = err
+	return err
+}
+
 // Match returns the [*Error] for err when err is, or wraps, a
 // *pgconn.PgError whose SQLSTATE states maps to a sentinel that err does
 // not match already; otherwise nil.
-func Match(err error, states map[string]error) *Error {
+func Match(err error, states States) *Error {
 	var pg *pgconn.PgError
 	if !errors.As(err, &pg) {
 		return nil
@@ -182,7 +193,7 @@ func Match(err error, states map[string]error) *Error {
 }
 
 // Map returns [Match]'s *Error for err, or err itself when there is none.
-func Map(err error, states map[string]error) error {
+func Map(err error, states States) error {
 	if e := Match(err, states); e != nil {
 		return e
 	}

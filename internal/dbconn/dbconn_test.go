@@ -215,8 +215,11 @@ func TestMap(t *testing.T) {
 	if !errors.As(raised, &pg) || pg.Code != "PGZ99" {
 		t.Fatalf("raise: %v", raised)
 	}
-	errOdd := errors.New("own: odd table")
-	states := map[string]error{"PGZ99": errOdd}
+	states := States{}
+	errOdd := states.New("PGZ99", "own: odd table")
+	if states["PGZ99"] != errOdd || errOdd.Error() != "own: odd table" {
+		t.Fatalf("States.New: %v, %v", states, errOdd)
+	}
 
 	err = Map(raised, states)
 	var e *Error
@@ -239,7 +242,7 @@ func TestMap(t *testing.T) {
 	if again := Map(err, states); again != err {
 		t.Errorf("Map of an error that matches the sentinel already: %v, want it unchanged", again)
 	}
-	if got := Map(raised, map[string]error{"42501": errOwn}); got != raised {
+	if got := Map(raised, States{"42501": errOwn}); got != raised {
 		t.Errorf("Map of an unmapped SQLSTATE: %v, want it unchanged", got)
 	}
 	if e := Match(raised, nil); e != nil {
