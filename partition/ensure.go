@@ -13,19 +13,6 @@ import (
 	"github.com/pgid/pgid/internal/dbconn"
 )
 
-// Errors of creating a partition, raised by pgid.ensure_partitions with the
-// SQLSTATE named here (see [Error]).
-var (
-	// ErrDefaultHasRows: the DEFAULT partition holds rows in the range of a
-	// partition about to be created (PGI04). Nothing was changed; see
-	// docs/PARTITIONING.md for the way out.
-	ErrDefaultHasRows = sqlStates.New("PGI04", "partition: default partition holds rows in a new partition's range")
-	// ErrOverlap: a range about to be created overlaps an existing
-	// partition with other bounds (PGI05), typically after a change of
-	// width.
-	ErrOverlap = sqlStates.New("PGI05", "partition: overlaps an existing partition")
-)
-
 // ErrKept: [Ensure] made what it had to make, but could not retire some
 // expired partitions; [Report.Kept] says which and why (the message says
 // it too). SQL reports them as action 'kept' with a WARNING of SQLSTATE
@@ -184,6 +171,19 @@ func begin(ctx context.Context, conn *pgx.Conn, p Plan, inTx bool) (end func(err
 	}
 	return func(*error) {}, nil
 }
+
+// Errors of creating a partition, raised by pgid.ensure_partitions with the
+// SQLSTATE named here (see [Error]).
+var (
+	// ErrDefaultHasRows: the DEFAULT partition holds rows in the range of a
+	// partition about to be created (PGI04). Nothing was changed; see
+	// docs/PARTITIONING.md for the way out.
+	ErrDefaultHasRows = sqlStates.New("PGI04", "partition: default partition holds rows in a new partition's range")
+	// ErrOverlap: a range about to be created overlaps an existing
+	// partition with other bounds (PGI05), typically after a change of
+	// width.
+	ErrOverlap = sqlStates.New("PGI05", "partition: overlaps an existing partition")
+)
 
 // create makes the partitions p asks for, in a statement of its own (in
 // autocommit it is committed before anything is retired), into rep.Created.
