@@ -185,23 +185,6 @@ func printEnsure(w io.Writer, r partition.Report) {
 	}
 }
 
-// jsonKept is a kept partition as --json prints it.
-type jsonKept struct {
-	jsonPart
-	Reason     string `json:"reason"`
-	Detail     string `json:"detail,omitempty"`
-	Hint       string `json:"hint,omitempty"`
-	Constraint string `json:"constraint,omitempty"`
-}
-
-// jsonDefault is the DEFAULT partition as --json prints it.
-type jsonDefault struct {
-	Name   string `json:"name"`
-	Rows   int64  `json:"rows"`
-	Oldest string `json:"oldest,omitempty"`
-	Newest string `json:"newest,omitempty"`
-}
-
 func cmdPartitionList(ctx context.Context, e *env, args []string) error {
 	fs := partitionFlags(e, "list --table T [flags]")
 	dbURL := dbFlag(fs)
@@ -261,6 +244,23 @@ func timeRange(p partition.Partition) string {
 		return fmtTime(t)
 	}
 	return "[" + end(p.Lower, "MINVALUE") + ", " + end(p.Upper, "MAXVALUE") + ")"
+}
+
+// jsonKept is a kept partition as --json prints it.
+type jsonKept struct {
+	jsonPart
+	Reason     string `json:"reason"`
+	Detail     string `json:"detail,omitempty"`
+	Hint       string `json:"hint,omitempty"`
+	Constraint string `json:"constraint,omitempty"`
+}
+
+// jsonDefault is the DEFAULT partition as --json prints it.
+type jsonDefault struct {
+	Name   string `json:"name"`
+	Rows   int64  `json:"rows"`
+	Oldest string `json:"oldest,omitempty"`
+	Newest string `json:"newest,omitempty"`
 }
 
 // jsonPart is a partition as --json prints it.
