@@ -550,8 +550,8 @@ func TestPartitionRangeEnds(t *testing.T) {
 		last     any       // the last ID there is
 		lastName string
 	}{
-		{partition.ObjectID, "pgid.objectid", time.Unix(1<<32-1, 0).UTC(), objectidtype.MaxAt(time.Unix(1<<32-1, 0)), "_p21060207"},
-		{partition.ULID, "pgid.ulid", time.UnixMilli(1<<48 - 1).UTC(), ulidtype.MaxAt(time.UnixMilli(1<<48 - 1)), "_p108890802"},
+		{partition.KindObjectID, "pgid.objectid", time.Unix(1<<32-1, 0).UTC(), objectidtype.MaxAt(time.Unix(1<<32-1, 0)), "_p21060207"},
+		{partition.KindULID, "pgid.ulid", time.UnixMilli(1<<48 - 1).UTC(), ulidtype.MaxAt(time.UnixMilli(1<<48 - 1)), "_p108890802"},
 	} {
 		t.Run(c.kind.String(), func(t *testing.T) {
 			parent := "end_" + c.kind.String()

@@ -33,8 +33,8 @@ func TestPartitionIssue17ForeignKey(t *testing.T) {
 		typ  string
 		at   func(time.Time) any
 	}{
-		{partition.ULID, "pgid.ulid", func(t time.Time) any { return ulidtype.MinAt(t) }},
-		{partition.ObjectID, "pgid.objectid", func(t time.Time) any { return objectidtype.MinAt(t) }},
+		{partition.KindULID, "pgid.ulid", func(t time.Time) any { return ulidtype.MinAt(t) }},
+		{partition.KindObjectID, "pgid.objectid", func(t time.Time) any { return objectidtype.MinAt(t) }},
 	} {
 		ev, tags := "fk_ev_"+c.kind.String(), "fk_tags_"+c.kind.String()
 		mustExec(t, conn, fmt.Sprintf(`CREATE TABLE %[1]s (id %[3]s PRIMARY KEY, kind text NOT NULL) PARTITION BY RANGE (id);

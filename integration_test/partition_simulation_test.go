@@ -31,7 +31,7 @@ import (
 // cut are the same after each run as before it.
 func TestPartitionSimulation120Days(t *testing.T) {
 	t.Parallel()
-	for _, kind := range []partition.Kind{partition.ULID, partition.ObjectID} {
+	for _, kind := range []partition.Kind{partition.KindULID, partition.KindObjectID} {
 		t.Run(kind.String(), func(t *testing.T) { simulate(t, kind) })
 	}
 }
@@ -69,7 +69,7 @@ func simulate(t *testing.T, kind partition.Kind) {
 	// rowsByDay counts the events of each day (days since start).
 	rowsByDay := func() map[int]int {
 		fn := "pgid.ulid_time(id)"
-		if kind == partition.ObjectID {
+		if kind == partition.KindObjectID {
 			fn = "pgid.objectid_time(id)"
 		}
 		rows, err := conn.Query(ctx, fmt.Sprintf(`SELECT floor(extract(epoch FROM %s - $1::timestamptz) / 86400)::int, count(*)::int
@@ -121,7 +121,7 @@ func simulate(t *testing.T, kind partition.Kind) {
 				ug, og := ulidtype.NewGenerator(clock, nil), objectidtype.NewGenerator(clock, nil)
 				for i = range simPerWriter {
 					var id any = ug.New()
-					if kind == partition.ObjectID {
+					if kind == partition.KindObjectID {
 						id = og.New()
 					}
 					_, err := pool.Exec(ctx, `WITH e AS (INSERT INTO events (id, kind) VALUES ($1, 'sim') RETURNING id)
@@ -267,7 +267,7 @@ func workedExample(t *testing.T, kind partition.Kind) string {
 	if !strings.Contains(doc, call) {
 		t.Fatalf("docs/PARTITIONING.md does not run the simulation's plan: %s", call)
 	}
-	if kind == partition.ObjectID {
+	if kind == partition.KindObjectID {
 		schema = strings.NewReplacer("pgid.gen_ulid()", "pgid.gen_objectid()", "pgid.ulid", "pgid.objectid").Replace(schema)
 	}
 	return schema

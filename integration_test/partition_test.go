@@ -213,7 +213,7 @@ func placement(t *testing.T, conn *pgx.Conn, parent string, kind partition.Kind)
 		var part string
 		var ts time.Time
 		var id string
-		if kind == partition.ULID {
+		if kind == partition.KindULID {
 			var u ulidtype.ULID
 			if err := rows.Scan(&part, &u); err != nil {
 				t.Fatal(err)
@@ -294,10 +294,10 @@ func TestPartitionPlacement(t *testing.T) {
 	mustExec(t, conn, "INSERT INTO ev_o (v) SELECT 4 FROM generate_series(1, 100)")
 
 	want := len(clockTimes) + 100 + 1 + 100
-	if n := placement(t, conn, "ev_u", partition.ULID); n != want {
+	if n := placement(t, conn, "ev_u", partition.KindULID); n != want {
 		t.Errorf("ev_u: %d rows, want %d", n, want)
 	}
-	if n := placement(t, conn, "ev_o", partition.ObjectID); n != want {
+	if n := placement(t, conn, "ev_o", partition.KindObjectID); n != want {
 		t.Errorf("ev_o: %d rows, want %d", n, want)
 	}
 	// The edges by name: the last millisecond (ULID) / second (ObjectId)
@@ -474,11 +474,11 @@ func TestPartitionRetention(t *testing.T) {
 		unit   time.Duration
 		retire partition.Retire
 	}{
-		{partition.ULID, "pgid.ulid", ulidtype.MaxAt(day(21, -time.Millisecond)), ulidtype.MinAt(day(21, 0)), time.Millisecond, partition.Drop},
-		{partition.ObjectID, "pgid.objectid", objectidtype.MaxAt(day(21, -time.Second)), objectidtype.MinAt(day(21, 0)), time.Second, partition.Drop},
-		{partition.ULID, "pgid.ulid", ulidtype.MaxAt(day(21, -time.Millisecond)), ulidtype.MinAt(day(21, 0)), time.Millisecond, partition.Detach},
-		{partition.ULID, "pgid.ulid", ulidtype.MaxAt(day(21, -time.Millisecond)), ulidtype.MinAt(day(21, 0)), time.Millisecond, partition.DetachConcurrently},
-		{partition.ObjectID, "pgid.objectid", objectidtype.MaxAt(day(21, -time.Second)), objectidtype.MinAt(day(21, 0)), time.Second, partition.DetachConcurrentlyThenDrop},
+		{partition.KindULID, "pgid.ulid", ulidtype.MaxAt(day(21, -time.Millisecond)), ulidtype.MinAt(day(21, 0)), time.Millisecond, partition.Drop},
+		{partition.KindObjectID, "pgid.objectid", objectidtype.MaxAt(day(21, -time.Second)), objectidtype.MinAt(day(21, 0)), time.Second, partition.Drop},
+		{partition.KindULID, "pgid.ulid", ulidtype.MaxAt(day(21, -time.Millisecond)), ulidtype.MinAt(day(21, 0)), time.Millisecond, partition.Detach},
+		{partition.KindULID, "pgid.ulid", ulidtype.MaxAt(day(21, -time.Millisecond)), ulidtype.MinAt(day(21, 0)), time.Millisecond, partition.DetachConcurrently},
+		{partition.KindObjectID, "pgid.objectid", objectidtype.MaxAt(day(21, -time.Second)), objectidtype.MinAt(day(21, 0)), time.Second, partition.DetachConcurrentlyThenDrop},
 	} {
 		name := fmt.Sprintf("%s_%s", c.kind, strings.ReplaceAll(c.retire.String(), "-", "_"))
 		t.Run(name, func(t *testing.T) {
@@ -671,10 +671,10 @@ func TestPartitionErrors(t *testing.T) {
 		{"by_hash", 0, partition.ErrNotRangeByID, "PGI02", "by_hash is partitioned by HASH"},
 		{"by_two", 0, partition.ErrNotRangeByID, "PGI02", "RANGE (id, v), not on one ID column"},
 		{"by_expr", 0, partition.ErrNotRangeByID, "PGI02", "not on one ID column"},
-		{"by_int", 0, partition.ErrKeyType, "PGI03", "partition key id of public.by_int is bigint"},
-		{"by_time", 0, partition.ErrKeyType, "PGI03", "partition key at of public.by_time is timestamp with time zone"},
-		{"plain_uuid", partition.ObjectID, partition.ErrKeyType, "", "plain_uuid is partitioned on a ulid column, the plan says objectid"},
-		{"plain_bytea", partition.ULID, partition.ErrKeyType, "", "partitioned on a objectid column"},
+		{"by_int", 0, partition.ErrKind, "PGI03", "partition key id of public.by_int is bigint"},
+		{"by_time", 0, partition.ErrKind, "PGI03", "partition key at of public.by_time is timestamp with time zone"},
+		{"plain_uuid", partition.KindObjectID, partition.ErrKind, "", "plain_uuid is partitioned on a ulid column, the plan says objectid"},
+		{"plain_bytea", partition.KindULID, partition.ErrKind, "", "partitioned on a objectid column"},
 		{"no_such_table", 0, partition.ErrNoTable, "42P01", "no_such_table"},
 	} {
 		_, err := partition.Ensure(ctx, conn, partition.Plan{Parent: c.parent, Kind: c.kind, Every: partition.Day})
@@ -696,8 +696,8 @@ func TestPartitionErrors(t *testing.T) {
 		}
 	}
 	// Plain uuid and bytea keys work.
-	ensure(t, conn, partition.Plan{Parent: "plain_uuid", Kind: partition.ULID, Every: partition.Day})
-	ensure(t, conn, partition.Plan{Parent: "plain_bytea", Kind: partition.ObjectID, Every: partition.Day})
+	ensure(t, conn, partition.Plan{Parent: "plain_uuid", Kind: partition.KindULID, Every: partition.Day})
+	ensure(t, conn, partition.Plan{Parent: "plain_bytea", Kind: partition.KindObjectID, Every: partition.Day})
 
 	// Invalid plans, in Go and in SQL.
 	for _, p := range []partition.Plan{
@@ -787,9 +787,9 @@ func TestPartitionErrors(t *testing.T) {
 		if err := tx.Commit(ctx); err != nil {
 			t.Fatal(err)
 		}
-		kind := partition.ULID
+		kind := partition.KindULID
 		if c.parent == "dflt_o" {
-			kind = partition.ObjectID
+			kind = partition.KindObjectID
 		}
 		if n := placement(t, conn, c.parent, kind); n != 2 {
 			t.Errorf("after the way out: %d rows, want 2", n)
@@ -932,5 +932,5 @@ func TestPartitionEnsureUnderLoad(t *testing.T) {
 	if created < 3 || dropped < 3 {
 		t.Errorf("Ensure created %d and dropped %d partitions; the test wants partitions made and dropped under load", created, dropped)
 	}
-	placement(t, conn, "load", partition.ULID)
+	placement(t, conn, "load", partition.KindULID)
 }

@@ -3,7 +3,6 @@ package migrations
 import (
 	"context"
 	"crypto/sha256"
-	"database/sql"
 	"embed"
 	"encoding/hex"
 	"errors"
@@ -18,9 +17,9 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
-	"github.com/jackc/pgx/v5/stdlib"
+
+	"github.com/pgid/pgid/internal/dbconn"
 )
 
 // FS holds the migrations: the versioned files NNN_description.sql and the
@@ -51,66 +50,6 @@ const VersionTable = "pgid.schema_migrations"
 // applied, without running them again, and leaves the table as it is, so an
 // older pgid still finds nothing to do. [Down] drops it.
 const TernVersionTable = "public.pgid_schema_version"
-
-// LockKey is the key of the session-level advisory lock that serialises
-// [Up] and [Down]: pg_advisory_lock(8099558334902396786), "pgidmigr" in
-// ASCII. pg_locks shows it as classid 1885825380 ("pgid", the first key of
-// package partition's locks too), objid 1835624306 and objsubid 1
-// (partition's two-key locks have objsubid 2).
-const LockKey int64 = 0x7067_6964_6d69_6772
-
-// ternLockKey is the advisory lock of every tern migrator. Adopting a
-// tern-era database takes it too, so that an older pgid (or any tern) does
-// not migrate the same database at the same moment.
-const ternLockKey int64 = 9628173550095224
-
-// DefaultLockWait is how long [Up] and [Down] wait for [LockKey] by default.
-const DefaultLockWait = 30 * time.Second
-
-var (
-	// ErrLocked is returned (wrapped, naming the session holding the lock)
-	// when another session held [LockKey] for the whole lock wait.
-	ErrLocked = errors.New("pgid migrations: the migration lock is held by another session")
-
-	// ErrNotOwner is returned (wrapped, with the server's error) when the
-	// role lacks a privilege that applying or reverting the migrations
-	// needs: they belong to the database owner.
-	ErrNotOwner = errors.New("pgid migrations: permission denied; the migrations belong to the database owner")
-
-	// ErrChecksum is returned (wrapped, naming the file and both checksums)
-	// when the database recorded a versioned file whose content differs from
-	// the file of the same name in [FS]. Released files never change, so the
-	// database was migrated by a modified copy of pgid: nothing is applied.
-	ErrChecksum = errors.New("pgid migrations: an applied migration differs from the released file")
-
-	// ErrUnknownVersion is returned by [Down] (wrapped, naming the files)
-	// when the database recorded versioned files that [FS] does not have: a
-	// newer pgid migrated it, and only that pgid knows how to revert them.
-	ErrUnknownVersion = errors.New("pgid migrations: the database has migrations this pgid does not know")
-
-	// ErrUntrusted is returned (wrapped, naming the objects, their owners
-	// and the fix) by [Up] and [Down], and set in [Status].Err, when schema
-	// pgid cannot be trusted: it, [VersionTable] or another object in it is
-	// owned by a role other than the role running the call, the database
-	// owner or a superuser (such a role can redefine pgid's functions and so
-	// act as whoever calls them), or [VersionTable] records objects that the
-	// database lacks. Nothing is applied or read from the version table.
-	ErrUntrusted = errors.New("pgid migrations: schema pgid is not trustworthy")
-
-	// ErrConn is returned (wrapped) when the connection cannot run the
-	// migrations: a nil one, a database/sql driver other than pgx's, or a
-	// connection inside a transaction (each step commits its own).
-	ErrConn = errors.New("pgid migrations: unusable connection")
-)
-
-// DB is what [Version], [Up] and [Down] accept, as in package partition: a
-// *pgx.Conn, a *pgxpool.Pool (a connection is acquired for the call and
-// released), or a *sql.DB or *sql.Conn whose driver is pgx's
-// (github.com/jackc/pgx/v5/stdlib). The connection must not be inside a
-// transaction.
-type DB interface {
-	*pgx.Conn | *pgxpool.Pool | *sql.DB | *sql.Conn
-}
 
 // Option changes how [Up] and [Down] run.
 type Option func(*options)
@@ -153,13 +92,9 @@ func load() ([]step, step, error) {
 		if err != nil || v != i+1 {
 			return nil, step{}, fmt.Errorf("pgid migrations: %s: want the name %03d_description.sql", name, i+1)
 		}
-		b, err := fs.ReadFile(FS, name)
+		b, up, down, err := readFile(name)
 		if err != nil {
 			return nil, step{}, err
-		}
-		up, down, ok := strings.Cut(string(b), Marker)
-		if !ok {
-			return nil, step{}, fmt.Errorf("pgid migrations: %s: no line %q", name, Marker)
 		}
 		versioned = append(versioned, step{name: name, version: v, checksum: Checksum(b), up: up, down: down})
 	}
@@ -172,13 +107,9 @@ func load() ([]step, step, error) {
 	var downs []string
 	h := sha256.New()
 	for _, name := range fnames {
-		b, err := fs.ReadFile(FS, name)
+		b, up, down, err := readFile(name)
 		if err != nil {
 			return nil, step{}, err
-		}
-		up, down, ok := strings.Cut(string(b), Marker)
-		if !ok {
-			return nil, step{}, fmt.Errorf("pgid migrations: %s: no line %q", name, Marker)
 		}
 		fmt.Fprintf(h, "%s\x00%d\x00", name, len(b))
 		h.Write(b)
@@ -189,6 +120,19 @@ func load() ([]step, step, error) {
 	fn.down = strings.Join(downs, "")
 	fn.checksum = hex.EncodeToString(h.Sum(nil))
 	return versioned, fn, nil
+}
+
+// readFile reads the file name of FS and cuts it at [Marker] into its
+// forward and reverse SQL.
+func readFile(name string) (b []byte, up, down string, err error) {
+	if b, err = fs.ReadFile(FS, name); err != nil {
+		return nil, "", "", err
+	}
+	up, down, ok := strings.Cut(string(b), Marker)
+	if !ok {
+		return nil, "", "", fmt.Errorf("pgid migrations: %s: no line %q", name, Marker)
+	}
+	return b, up, down, nil
 }
 
 // Schema returns the forward SQL of every step in the order [Up] applies
@@ -323,7 +267,7 @@ func Version[D DB](ctx context.Context, db D) (int, error) {
 // returns is one of reading, not a refusal.
 func ReadStatus[D DB](ctx context.Context, db D) (Status, error) {
 	var st Status
-	err := withConn(ctx, db, func(c *pgx.Conn) error {
+	err := dbconn.Run(ctx, conns, db, func(c *pgx.Conn) error {
 		versioned, fn, err := load()
 		if err != nil {
 			return err
@@ -420,6 +364,15 @@ func readState(ctx context.Context, c *pgx.Conn, versioned []step, fn step) (sta
 	}
 	return s, s.readMissing(ctx, c, versioned, fn)
 }
+
+// ErrUntrusted is returned (wrapped, naming the objects, their owners and
+// the fix) by [Up] and [Down], and set in [Status].Err, when schema pgid
+// cannot be trusted: it, [VersionTable] or another object in it is owned by
+// a role other than the role running the call, the database owner or a
+// superuser (such a role can redefine pgid's functions and so act as
+// whoever calls them), or [VersionTable] records objects that the database
+// lacks. Nothing is applied or read from the version table.
+var ErrUntrusted = errors.New("pgid migrations: schema pgid is not trustworthy")
 
 // trust is who owns schema pgid and what is in it.
 type trust struct {
@@ -608,6 +561,12 @@ func (s state) upError(versioned []step) error {
 	}
 	return s.check(versioned)
 }
+
+// ErrChecksum is returned (wrapped, naming the file and both checksums)
+// when the database recorded a versioned file whose content differs from
+// the file of the same name in [FS]. Released files never change, so the
+// database was migrated by a modified copy of pgid: nothing is applied.
+var ErrChecksum = errors.New("pgid migrations: an applied migration differs from the released file")
 
 // check returns ErrChecksum if a recorded versioned file differs from its
 // file in FS, or is recorded under another version number than its own, or
@@ -812,7 +771,7 @@ func inTx(ctx context.Context, c *pgx.Conn, name string, f func(pgx.Tx) error) e
 	}
 	defer tx.Rollback(context.WithoutCancel(ctx))
 	if err := f(tx); err != nil {
-		return fmt.Errorf("%s: %w", name, withDetail(err))
+		return fmt.Errorf("%s: %w", name, dbconn.WithDetail(err))
 	}
 	if err := tx.Commit(ctx); err != nil {
 		return fmt.Errorf("%s: %w", name, err)
@@ -889,6 +848,11 @@ func trustedNow(ctx context.Context, tx pgx.Tx) error {
 	return t.err()
 }
 
+// ErrUnknownVersion is returned by [Down] (wrapped, naming the files) when
+// the database recorded versioned files that [FS] does not have: a newer
+// pgid migrated it, and only that pgid knows how to revert them.
+var ErrUnknownVersion = errors.New("pgid migrations: the database has migrations this pgid does not know")
+
 // Down reverts everything [Up] applied, leaving no schema pgid behind (and
 // dropping [TernVersionTable] if it is there): first the function
 // definitions, then the versioned files, newest first, each step in a
@@ -947,7 +911,7 @@ func Down[D DB](ctx context.Context, db D, opts ...Option) error {
 		for _, d := range steps {
 			for _, sql := range d.sql {
 				if _, err := tx.Exec(ctx, sql); err != nil {
-					return fmt.Errorf("refused, nothing dropped, still at version %d: %s: %w", st.Version, d.name, withDetail(err))
+					return fmt.Errorf("refused, nothing dropped, still at version %d: %s: %w", st.Version, d.name, dbconn.WithDetail(err))
 				}
 			}
 		}
@@ -1004,177 +968,4 @@ func downSteps(fn step, applied []step, tern bool) []downStep {
 // file name of FS).
 func quote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", "''") + "'"
-}
-
-// withDetail adds the server's DETAIL (the dependent objects of a refused
-// DROP) to err's message.
-func withDetail(err error) error {
-	var pgErr *pgconn.PgError
-	if errors.As(err, &pgErr) && pgErr.Detail != "" {
-		return fmt.Errorf("%w; %s", err, strings.ReplaceAll(pgErr.Detail, "\n", "; "))
-	}
-	return err
-}
-
-// run takes the migration lock on one connection of db, reads the state,
-// adopts a tern-era database and calls f.
-func run[D DB](ctx context.Context, db D, what string, opts []Option,
-	f func(c *pgx.Conn, versioned []step, fn step, s state) error) error {
-	o := options{lockWait: DefaultLockWait}
-	for _, opt := range opts {
-		opt(&o)
-	}
-	err := withConn(ctx, db, func(c *pgx.Conn) error {
-		if st := c.PgConn().TxStatus(); st != 'I' {
-			return fmt.Errorf("%w: the connection is in a transaction (status %q); each step commits its own", ErrConn, st)
-		}
-		versioned, fn, err := load()
-		if err != nil {
-			return err
-		}
-		if err := lock(ctx, c, LockKey, o.lockWait); err != nil {
-			return err
-		}
-		defer unlock(ctx, c, LockKey)
-		s, err := readState(ctx, c, versioned, fn)
-		if err != nil {
-			return err
-		}
-		if err := s.trust.err(); err != nil {
-			return err
-		}
-		if !s.table && s.tern && s.ternVer > 0 {
-			if err := adopt(ctx, c, versioned, fn, &s, o.lockWait); err != nil {
-				return err
-			}
-		}
-		return f(c, versioned, fn, s)
-	})
-	if err != nil {
-		return ownerError(fmt.Errorf("pgid migrations: %s: %w", what, err))
-	}
-	return nil
-}
-
-// unlock releases the session-level advisory lock key. A context that ended
-// interrupted a statement; pgx closes the connection then, which releases
-// the lock too.
-func unlock(ctx context.Context, c *pgx.Conn, key int64) {
-	if !c.IsClosed() {
-		_, _ = c.Exec(context.WithoutCancel(ctx), "SELECT pg_catalog.pg_advisory_unlock($1)", key)
-	}
-}
-
-// lock takes the advisory lock key for this session, trying every 100 ms for
-// at most wait (and until ctx ends). Polling with pg_try_advisory_lock,
-// instead of a blocking pg_advisory_lock, keeps the connection usable when
-// ctx ends.
-func lock(ctx context.Context, conn *pgx.Conn, key int64, wait time.Duration) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	deadline := time.Now().Add(wait)
-	for {
-		// The try does not wait for the lock, so ctx does not interrupt it
-		// (pgx would close the connection): ctx is checked between tries,
-		// and the try has a timeout of its own for a server that hangs.
-		qctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
-		var ok bool
-		err := conn.QueryRow(qctx, "SELECT pg_catalog.pg_try_advisory_lock($1)", key).Scan(&ok)
-		cancel()
-		if err != nil {
-			return fmt.Errorf("lock: %w", err)
-		}
-		if ok {
-			return nil
-		}
-		if !time.Now().Before(deadline) {
-			return fmt.Errorf("%w: waited %v for pg_advisory_lock(%d), held by %s", ErrLocked, wait, key, lockHolder(ctx, conn, key))
-		}
-		t := time.NewTimer(min(100*time.Millisecond, time.Until(deadline)))
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return fmt.Errorf("%w: gave up waiting for pg_advisory_lock(%d), held by %s: %w",
-				ErrLocked, key, lockHolder(context.WithoutCancel(ctx), conn, key), ctx.Err())
-		case <-t.C:
-		}
-	}
-}
-
-// lockHolder describes the session holding the advisory lock key, as far as
-// pg_locks and pg_stat_activity show it to this role.
-func lockHolder(ctx context.Context, conn *pgx.Conn, key int64) string {
-	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
-	var pid int32
-	var app, state string
-	err := conn.QueryRow(ctx, `
-		SELECT l.pid, coalesce(a.application_name, ''), coalesce(a.state, '')
-		FROM pg_catalog.pg_locks l LEFT JOIN pg_catalog.pg_stat_activity a ON a.pid OPERATOR(pg_catalog.=) l.pid
-		WHERE l.locktype OPERATOR(pg_catalog.=) 'advisory' AND l.granted AND l.objsubid OPERATOR(pg_catalog.=) 1
-		  AND l.database OPERATOR(pg_catalog.=) (SELECT oid FROM pg_catalog.pg_database
-		                   WHERE datname OPERATOR(pg_catalog.=) pg_catalog.current_database())
-		  AND l.classid::pg_catalog.int8 OPERATOR(pg_catalog.=) $1
-		  AND l.objid::pg_catalog.int8 OPERATOR(pg_catalog.=) $2
-		LIMIT 1`, key>>32, key&0xFFFFFFFF).Scan(&pid, &app, &state)
-	if err != nil {
-		return "another session"
-	}
-	return fmt.Sprintf("pid %d (application_name %q, state %q)", pid, app, state)
-}
-
-// ownerError wraps err with ErrNotOwner if the server refused a privilege
-// (SQLSTATE 42501).
-func ownerError(err error) error {
-	var pgErr *pgconn.PgError
-	if errors.As(err, &pgErr) && pgErr.Code == "42501" {
-		return fmt.Errorf("%w: %w", ErrNotOwner, err)
-	}
-	return err
-}
-
-// withConn runs f on one pgx connection of db.
-func withConn[D DB](ctx context.Context, db D, f func(*pgx.Conn) error) error {
-	switch v := any(db).(type) {
-	case *pgx.Conn:
-		if v != nil {
-			return f(v)
-		}
-	case *pgxpool.Pool:
-		if v != nil {
-			return v.AcquireFunc(ctx, func(c *pgxpool.Conn) error { return f(c.Conn()) })
-		}
-	case *sql.DB:
-		if v != nil {
-			c, err := v.Conn(ctx)
-			if err != nil {
-				return fmt.Errorf("get a connection: %w", err)
-			}
-			defer c.Close()
-			return rawConn(c, f)
-		}
-	case *sql.Conn:
-		if v != nil {
-			return rawConn(v, f)
-		}
-	}
-	return fmt.Errorf("%w: nil %T", ErrConn, db)
-}
-
-// rawConn runs f on the pgx connection under c.
-func rawConn(c *sql.Conn, f func(*pgx.Conn) error) error {
-	var ferr error
-	err := c.Raw(func(dc any) error {
-		pc, ok := dc.(*stdlib.Conn)
-		if !ok {
-			return fmt.Errorf("%w: the database/sql driver connection is a %T; pgid migrations need pgx's driver, github.com/jackc/pgx/v5/stdlib", ErrConn, dc)
-		}
-		ferr = f(pc.Conn())
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	return ferr
 }

@@ -73,27 +73,6 @@ func parseMarker(comment string) (detachMarker, bool) {
 	return m, true
 }
 
-// lockParent takes the advisory lock that serialises Ensure per parent, at
-// transaction level (xact) or at session level; unlock gives the
-// session-level one back (for xact it does nothing).
-func lockParent(ctx context.Context, conn *pgx.Conn, parent string, xact bool) (unlock func(), err error) {
-	fn := "pg_advisory_lock"
-	if xact {
-		fn = "pg_advisory_xact_lock"
-	}
-	if _, err := conn.Exec(ctx, "SELECT pg_catalog."+fn+"($1, pgid.partition_lock_key($2::pg_catalog.regclass))", LockKey1, parent); err != nil {
-		return nil, wrap("lock "+parent, err)
-	}
-	if xact {
-		return func() {}, nil
-	}
-	return func() {
-		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-		defer cancel()
-		_, _ = conn.Exec(ctx, "SELECT pg_catalog.pg_advisory_unlock($1, pgid.partition_lock_key($2::pg_catalog.regclass))", LockKey1, parent)
-	}, nil
-}
-
 // setComment sets the comment of the table with OID oid (nil: none).
 func setComment(ctx context.Context, conn *pgx.Conn, oid uint32, comment *string) error {
 	var stmt string

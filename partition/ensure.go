@@ -2,7 +2,6 @@ package partition
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"strings"
@@ -10,74 +9,15 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
-	"github.com/jackc/pgx/v5/pgxpool"
-	"github.com/jackc/pgx/v5/stdlib"
+
+	"github.com/pgid/pgid/internal/dbconn"
 )
 
-// DB is what [Ensure], [List] and [Expired] accept: a *pgx.Conn, a
-// *pgxpool.Pool (a connection is acquired for the call and released), or a
-// *sql.DB or *sql.Conn whose driver is pgx's (github.com/jackc/pgx/v5/stdlib);
-// with another database/sql driver they return [ErrPlan]. Inside a pgx
-// transaction, pass tx.Conn(): the calls then run in that transaction.
-type DB interface {
-	*pgx.Conn | *pgxpool.Pool | *sql.DB | *sql.Conn
-}
-
-// withConn runs f on one pgx connection of db.
-func withConn[D DB](ctx context.Context, db D, f func(*pgx.Conn) error) error {
-	switch v := any(db).(type) {
-	case *pgx.Conn:
-		if v == nil {
-			break
-		}
-		return f(v)
-	case *pgxpool.Pool:
-		if v == nil {
-			break
-		}
-		return v.AcquireFunc(ctx, func(c *pgxpool.Conn) error { return f(c.Conn()) })
-	case *sql.DB:
-		if v == nil {
-			break
-		}
-		c, err := v.Conn(ctx)
-		if err != nil {
-			return fmt.Errorf("partition: get a connection: %w", err)
-		}
-		defer c.Close()
-		return rawConn(c, f)
-	case *sql.Conn:
-		if v == nil {
-			break
-		}
-		return rawConn(v, f)
-	}
-	return fmt.Errorf("%w: nil %T", ErrPlan, db)
-}
-
-// rawConn runs f on the pgx connection under c.
-func rawConn(c *sql.Conn, f func(*pgx.Conn) error) error {
-	var ferr error
-	err := c.Raw(func(dc any) error {
-		pc, ok := dc.(*stdlib.Conn)
-		if !ok {
-			return fmt.Errorf("%w: the database/sql driver connection is a %T; partition needs pgx's driver, github.com/jackc/pgx/v5/stdlib", ErrPlan, dc)
-		}
-		ferr = f(pc.Conn())
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	return ferr
-}
-
-// LockKey1 is the first key of the advisory lock pair that serialises
-// [Ensure] (and pgid.ensure_partitions) per parent: "pgid" in ASCII. The
-// second key is the parent's OID as int4 (SQL: pgid.partition_lock_key).
-// pg_locks shows the lock as classid 1885825380, objid = the parent's OID,
-// objsubid 2.
-const LockKey1 = 1885825380
+// ErrKept: [Ensure] made what it had to make, but could not retire some
+// expired partitions; [Report.Kept] says which and why (the message says
+// it too). SQL reports them as action 'kept' with a WARNING of SQLSTATE
+// PGI07.
+var ErrKept = errors.New("partition: expired partitions kept")
 
 // Ensure makes the partitions of p.Parent for the period holding p.Now (or
 // the server's now()) and the p.Ahead periods after it, then retires the
@@ -136,7 +76,7 @@ func Ensure[D DB](ctx context.Context, db D, p Plan) (Report, error) {
 		return Report{DryRun: p.DryRun}, err
 	}
 	var rep Report
-	err := withConn(ctx, db, func(conn *pgx.Conn) error {
+	err := dbconn.Run(ctx, conns, db, func(conn *pgx.Conn) error {
 		var err error
 		rep, err = ensure(ctx, conn, p)
 		return err
@@ -145,75 +85,23 @@ func Ensure[D DB](ctx context.Context, db D, p Plan) (Report, error) {
 	return rep, err
 }
 
-// ensure is Ensure on one connection.
+// ensure is Ensure on one connection: check the key's kind, open the
+// session (a dry run's transaction, a concurrent detach's lock), create,
+// finish interrupted detaches, retire, and report the DEFAULT partition.
 func ensure(ctx context.Context, conn *pgx.Conn, p Plan) (rep Report, err error) {
-	if p.Kind != AnyKind {
-		var kind string
-		if err := conn.QueryRow(ctx, "SELECT pgid.partition_key_kind($1::pg_catalog.regclass)", p.Parent).Scan(&kind); err != nil {
-			return rep, wrap("ensure "+p.Parent, err)
-		}
-		if kind != p.Kind.String() {
-			return rep, fmt.Errorf("%w: %s is partitioned on a %s column, the plan says %s", ErrKeyType, p.Parent, kind, p.Kind)
-		}
+	if err := checkKind(ctx, conn, p); err != nil {
+		return rep, err
 	}
 	inTx := conn.PgConn().TxStatus() != 'I'
-	if p.Retire.concurrent() && inTx && !p.DryRun {
-		return rep, fmt.Errorf("%w: %s cannot run inside a transaction block", ErrPlan, p.Retire)
-	}
-	if p.DryRun {
-		begin, end := "BEGIN", "ROLLBACK"
-		if inTx {
-			begin, end = "SAVEPOINT pgid_dry_run", "ROLLBACK TO SAVEPOINT pgid_dry_run; RELEASE SAVEPOINT pgid_dry_run"
-		}
-		if _, err := conn.Exec(ctx, begin); err != nil {
-			return rep, wrap("dry run", err)
-		}
-		defer func() {
-			ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-			defer cancel()
-			if _, rerr := conn.Exec(ctx, end); rerr != nil && err == nil {
-				err = wrap("dry run: roll back", rerr)
-			}
-		}()
-	} else if p.Retire.concurrent() && !p.Retain.IsZero() {
-		// The session-level lock nests with the functions' transaction-level
-		// one (same session, same key) and outlives their transactions.
-		unlock, err := lockParent(ctx, conn, p.Parent, false)
-		if err != nil {
-			return rep, err
-		}
-		defer unlock()
-	}
-
-	// Create, and commit (in autocommit), before retiring anything.
-	var now *time.Time
-	if !p.Now.IsZero() {
-		now = &p.Now
-	}
-	rows, err := conn.Query(ctx, `SELECT action, partition, lower, upper
-		FROM pgid.ensure_partitions($1::pg_catalog.regclass, $2::pg_catalog.interval, $3::pg_catalog.int4, NULL, 'none',
-		                            coalesce($4::pg_catalog.timestamptz, pg_catalog.now()))`,
-		p.Parent, p.Every.interval(), p.Ahead, now)
+	end, err := begin(ctx, conn, p, inTx)
 	if err != nil {
-		return rep, wrap("ensure "+p.Parent, err)
+		return rep, err
 	}
-	var action string
-	var name *string
-	var lo, hi *time.Time // NULL for MINVALUE / MAXVALUE
-	var errEnd error
-	_, err = pgx.ForEachRow(rows, []any{&action, &name, &lo, &hi}, func() error {
-		switch action {
-		case "created":
-			rep.Created = append(rep.Created, partitionOf(deref(name), lo, hi))
-		case "end":
-			errEnd = rangeEnd(p, lo)
-		}
-		return nil
-	})
+	defer end(&err)
+	errEnd, err := create(ctx, conn, p, &rep)
 	if err != nil {
-		return rep, wrap("ensure "+p.Parent, err)
+		return rep, err
 	}
-
 	if err := finishDetaches(ctx, conn, p, inTx, &rep); err != nil {
 		return rep, err
 	}
@@ -225,16 +113,124 @@ func ensure(ctx context.Context, conn *pgx.Conn, p Plan) (rep Report, err error)
 	if p.DryRun {
 		dedupe(&rep)
 	}
+	if err := defaultRows(ctx, conn, p.Parent, &rep); err != nil {
+		return rep, err
+	}
+	return rep, outcome(rep, errEnd)
+}
 
-	rows, err = conn.Query(ctx, `SELECT pg_catalog.format('%I.%I', n.nspname, c.relname), d.row_count, d.oldest, d.newest
+// checkKind refuses, with ErrKind, a parent whose key is not of p.Kind.
+func checkKind(ctx context.Context, conn *pgx.Conn, p Plan) error {
+	if p.Kind == AnyKind {
+		return nil
+	}
+	var kind string
+	if err := conn.QueryRow(ctx, "SELECT pgid.partition_key_kind($1::pg_catalog.regclass)", p.Parent).Scan(&kind); err != nil {
+		return wrap("ensure "+p.Parent, err)
+	}
+	if kind != p.Kind.String() {
+		return fmt.Errorf("%w: %s is partitioned on a %s column, the plan says %s", ErrKind, p.Parent, kind, p.Kind)
+	}
+	return nil
+}
+
+// begin opens what Ensure runs in on conn (inTx: inside the caller's
+// transaction): for a dry run a transaction (or a savepoint) that end rolls
+// back, for a concurrent detach with a retention the session-level lock
+// that end releases. end sets *err to a failed roll back if *err is nil.
+func begin(ctx context.Context, conn *pgx.Conn, p Plan, inTx bool) (end func(err *error), err error) {
+	if p.Retire.concurrent() && !p.DryRun {
+		if err := conns.Idle(conn, p.Retire.String()+" detaches outside any transaction block"); err != nil {
+			return nil, err
+		}
+	}
+	switch {
+	case p.DryRun:
+		open, rollback := "BEGIN", "ROLLBACK"
+		if inTx {
+			open, rollback = "SAVEPOINT pgid_dry_run", "ROLLBACK TO SAVEPOINT pgid_dry_run; RELEASE SAVEPOINT pgid_dry_run"
+		}
+		if _, err := conn.Exec(ctx, open); err != nil {
+			return nil, wrap("dry run", err)
+		}
+		return func(err *error) {
+			ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+			defer cancel()
+			if _, rerr := conn.Exec(ctx, rollback); rerr != nil && *err == nil {
+				*err = wrap("dry run: roll back", rerr)
+			}
+		}, nil
+	case p.Retire.concurrent() && !p.Retain.IsZero():
+		// The session-level lock nests with the functions' transaction-level
+		// one (same session, same key) and outlives their transactions.
+		unlock, err := lockParent(ctx, conn, p.Parent, false)
+		if err != nil {
+			return nil, err
+		}
+		return func(*error) { unlock() }, nil
+	}
+	return func(*error) {}, nil
+}
+
+// Errors of creating a partition, raised by pgid.ensure_partitions with the
+// SQLSTATE named here (see [Error]).
+var (
+	// ErrDefaultHasRows: the DEFAULT partition holds rows in the range of a
+	// partition about to be created (PGI04). Nothing was changed; see
+	// docs/PARTITIONING.md for the way out.
+	ErrDefaultHasRows = sqlStates.New("PGI04", "partition: default partition holds rows in a new partition's range")
+	// ErrOverlap: a range about to be created overlaps an existing
+	// partition with other bounds (PGI05), typically after a change of
+	// width.
+	ErrOverlap = sqlStates.New("PGI05", "partition: overlaps an existing partition")
+)
+
+// create makes the partitions p asks for, in a statement of its own (in
+// autocommit it is committed before anything is retired), into rep.Created.
+// errEnd is ErrRangeEnd when p asks for partitions past the last time the
+// key's IDs hold.
+func create(ctx context.Context, conn *pgx.Conn, p Plan, rep *Report) (errEnd, err error) {
+	var now *time.Time
+	if !p.Now.IsZero() {
+		now = &p.Now
+	}
+	rows, err := conn.Query(ctx, `SELECT action, partition, lower, upper
+		FROM pgid.ensure_partitions($1::pg_catalog.regclass, $2::pg_catalog.interval, $3::pg_catalog.int4, NULL, 'none',
+		                            coalesce($4::pg_catalog.timestamptz, pg_catalog.now()))`,
+		p.Parent, p.Every.interval(), p.Ahead, now)
+	if err != nil {
+		return nil, wrap("ensure "+p.Parent, err)
+	}
+	var action string
+	var name *string
+	var lo, hi *time.Time // NULL for MINVALUE / MAXVALUE
+	_, err = pgx.ForEachRow(rows, []any{&action, &name, &lo, &hi}, func() error {
+		switch action {
+		case "created":
+			rep.Created = append(rep.Created, partitionOf(deref(name), lo, hi))
+		case "end":
+			errEnd = rangeEnd(p, lo)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, wrap("ensure "+p.Parent, err)
+	}
+	return errEnd, nil
+}
+
+// defaultRows reports parent's DEFAULT partition, if any, in rep.Default.
+func defaultRows(ctx context.Context, conn *pgx.Conn, parent string, rep *Report) error {
+	rows, err := conn.Query(ctx, `SELECT pg_catalog.format('%I.%I', n.nspname, c.relname), d.row_count, d.oldest, d.newest
 		FROM pgid.default_partition_rows($1::pg_catalog.regclass) d
 		JOIN pg_catalog.pg_class c ON c.oid = d.partition
-		JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace`, p.Parent)
+		JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace`, parent)
 	if err != nil {
-		return rep, wrap("default partition of "+p.Parent, err)
+		return wrap("default partition of "+parent, err)
 	}
 	var rowCount int64
 	var defName string
+	var lo, hi *time.Time
 	_, err = pgx.ForEachRow(rows, []any{&defName, &rowCount, &lo, &hi}, func() error {
 		rep.Default = DefaultRows{Name: defName, Rows: rowCount}
 		if lo != nil && hi != nil {
@@ -243,20 +239,26 @@ func ensure(ctx context.Context, conn *pgx.Conn, p Plan) (rep Report, err error)
 		return nil
 	})
 	if err != nil {
-		return rep, wrap("default partition of "+p.Parent, err)
+		return wrap("default partition of "+parent, err)
 	}
-	if len(rep.Kept) > 0 {
-		msgs := make([]string, len(rep.Kept))
-		for i, k := range rep.Kept {
-			msgs[i] = k.String()
-		}
-		kept := fmt.Errorf("%w: %s", ErrKept, strings.Join(msgs, "; "))
-		if errEnd != nil {
-			return rep, errors.Join(errEnd, kept)
-		}
-		return rep, kept
+	return nil
+}
+
+// outcome is Ensure's error for a complete rep: ErrKept naming the kept
+// partitions, errEnd (ErrRangeEnd), both, or nil.
+func outcome(rep Report, errEnd error) error {
+	if len(rep.Kept) == 0 {
+		return errEnd
 	}
-	return rep, errEnd
+	msgs := make([]string, len(rep.Kept))
+	for i, k := range rep.Kept {
+		msgs[i] = k.String()
+	}
+	kept := fmt.Errorf("%w: %s", ErrKept, strings.Join(msgs, "; "))
+	if errEnd != nil {
+		return errors.Join(errEnd, kept)
+	}
+	return kept
 }
 
 // retire retires the partitions of p.Parent older than p.Retain, one
@@ -378,7 +380,7 @@ func partitionOf(name string, lo, hi *time.Time) Partition {
 // -1 before the first VACUUM or ANALYZE). It checks parent as [Ensure] does.
 func List[D DB](ctx context.Context, db D, parent string) ([]Partition, error) {
 	var parts []Partition
-	err := withConn(ctx, db, func(conn *pgx.Conn) error {
+	err := dbconn.Run(ctx, conns, db, func(conn *pgx.Conn) error {
 		rows, err := conn.Query(ctx, `SELECT pg_catalog.format('%I.%I', n.nspname, c.relname), l.is_default, l.lower, l.upper,
 			coalesce(l.from_bound, ''), coalesce(l.to_bound, ''), coalesce(l.row_estimate, -1)
 			FROM pgid.list_partitions($1::pg_catalog.regclass) l
@@ -419,7 +421,7 @@ func Expired[D DB](ctx context.Context, db D, parent string, retain Span, now ti
 		at = &now
 	}
 	var parts []Partition
-	err := withConn(ctx, db, func(conn *pgx.Conn) error {
+	err := dbconn.Run(ctx, conns, db, func(conn *pgx.Conn) error {
 		rows, err := conn.Query(ctx, `SELECT pg_catalog.format('%I.%I', n.nspname, c.relname), e.lower, e.upper
 			FROM pgid.expired_partitions($1::pg_catalog.regclass, $2::pg_catalog.interval, coalesce($3::pg_catalog.timestamptz, pg_catalog.now())) e
 			JOIN pg_catalog.pg_class c ON c.oid = e.partition

@@ -51,94 +51,57 @@ import (
 
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgtype"
+
+	"github.com/pgid/pgid/internal/dbconn"
 )
 
-// Errors returned by [Ensure], [List] and [Expired], usable with
-// errors.Is. Those raised by the SQL functions carry the SQLSTATE named
-// here; the returned error also unwraps to the *pgconn.PgError.
+// Errors about the parent table, returned by [Ensure], [List] and
+// [Expired], usable with errors.Is. They are raised by the SQL functions
+// with the SQLSTATE named here, and the returned error (an [*Error]) also
+// unwraps to the *pgconn.PgError. The errors of creating a partition are
+// [ErrDefaultHasRows] and [ErrOverlap], those of the plan [ErrPlan].
 var (
 	// ErrNoTable: the parent does not exist (SQLSTATE 42P01).
-	ErrNoTable = errors.New("partition: no such table")
+	ErrNoTable = sqlStates.New("42P01", "partition: no such table")
 	// ErrNotPartitioned: the parent is not a partitioned table (PGI01).
-	ErrNotPartitioned = errors.New("partition: not a partitioned table")
+	ErrNotPartitioned = sqlStates.New("PGI01", "partition: not a partitioned table")
 	// ErrNotRangeByID: the parent is partitioned by LIST or HASH, or by
 	// RANGE on more than one column or an expression (PGI02).
-	ErrNotRangeByID = errors.New("partition: not partitioned by RANGE (id)")
-	// ErrKeyType: the partition key column is not uuid / bytea or a domain
-	// over them (PGI03), or not the [Kind] the plan asks for.
-	ErrKeyType = errors.New("partition: key column is not a pgid ID")
-	// ErrDefaultHasRows: the DEFAULT partition holds rows in the range of a
-	// partition about to be created (PGI04). Nothing was changed; see
-	// docs/PARTITIONING.md for the way out.
-	ErrDefaultHasRows = errors.New("partition: default partition holds rows in a new partition's range")
-	// ErrOverlap: a range about to be created overlaps an existing
-	// partition with other bounds (PGI05), typically after a change of
-	// width.
-	ErrOverlap = errors.New("partition: overlaps an existing partition")
-	// ErrPlan: the plan is invalid (PGI06, or found in Go before asking
-	// the server).
-	ErrPlan = errors.New("partition: invalid plan")
-	// ErrKept: [Ensure] made what it had to make, but could not retire
-	// some expired partitions; [Report.Kept] says which and why (the
-	// message says it too). SQL reports them as action 'kept' with a
-	// WARNING of SQLSTATE PGI07.
-	ErrKept = errors.New("partition: expired partitions kept")
+	ErrNotRangeByID = sqlStates.New("PGI02", "partition: not partitioned by RANGE (id)")
+	// ErrKind: the partition key column is not uuid / bytea or a domain
+	// over them (PGI03), or not the [Kind] the plan asks for. tail.ErrKind
+	// is the same condition for a Tailer.
+	ErrKind = sqlStates.New("PGI03", "partition: key column is not a pgid ID")
 )
 
-// sqlStates maps the SQLSTATEs of 004_partitions.sql to the errors above.
-var sqlStates = map[string]error{
-	"42P01": ErrNoTable,
-	"PGI01": ErrNotPartitioned,
-	"PGI02": ErrNotRangeByID,
-	"PGI03": ErrKeyType,
-	"PGI04": ErrDefaultHasRows,
-	"PGI05": ErrOverlap,
-	"PGI06": ErrPlan,
-}
+// ErrKeyType is the former name of [ErrKind] (the same error).
+//
+// Deprecated: use ErrKind.
+var ErrKeyType = ErrKind
+
+// sqlStates maps the SQLSTATEs of pgid's partition functions to the errors
+// of this package, each declared with its SQLSTATE.
+var sqlStates = dbconn.States{}
 
 // Error is an error raised by PostgreSQL that maps to one of the sentinel
-// errors of this package. errors.Is matches the sentinel, errors.As the
-// *pgconn.PgError (for its Hint, Detail and SQLSTATE).
-type Error struct {
-	Kind error           // one of the Err* values
-	PG   *pgconn.PgError // what the server said
-}
-
-// Error returns the server's message, which names the table and, where it
-// applies, the range, with its DETAIL and HINT.
-func (e *Error) Error() string {
-	return e.PG.Message + detailHint(e.PG.Detail, e.PG.Hint)
-}
-
-// detailHint formats a server's DETAIL and HINT to follow a message.
-func detailHint(detail, hint string) string {
-	s := ""
-	if detail != "" {
-		s += " (detail: " + strings.ReplaceAll(detail, "\n", "; ") + ")"
-	}
-	if hint != "" {
-		s += " (hint: " + hint + ")"
-	}
-	return s
-}
-
-// Unwrap returns the sentinel and the *pgconn.PgError.
-func (e *Error) Unwrap() []error { return []error{e.Kind, e.PG} }
+// errors of this package, in the shape packages migrations and tail use
+// too: errors.Is matches the sentinel (Kind), errors.As the
+// *pgconn.PgError (PG, for its Hint, Detail and SQLSTATE). Its message is
+// the sentinel's text, then the server's message, which names the table
+// and, where it applies, the range, with its DETAIL and HINT.
+type Error = dbconn.Error
 
 // wrap turns a server error with a known SQLSTATE into an *Error and adds
 // context to the others.
 func wrap(what string, err error) error {
-	var pg *pgconn.PgError
-	if errors.As(err, &pg) {
-		if kind, ok := sqlStates[pg.Code]; ok {
-			return &Error{Kind: kind, PG: pg}
-		}
-		if pg.Code == "42883" && strings.Contains(pg.Message, "pgid.") {
-			return fmt.Errorf("partition: %s: %w (are the pgid migrations applied? 004_partitions.sql and 006_partition_safety.sql are needed)", what, err)
-		}
-		return fmt.Errorf("partition: %s: %w%s", what, err, detailHint(pg.Detail, pg.Hint))
+	if e := dbconn.Match(err, sqlStates); e != nil {
+		return e
 	}
-	return fmt.Errorf("partition: %s: %w", what, err)
+	var pg *pgconn.PgError
+	if errors.As(err, &pg) && pg.Code == "42883" && strings.Contains(pg.Message, "pgid.") {
+		return fmt.Errorf("partition: %s: %w (are the pgid migrations applied? 004_partitions.sql and 006_partition_safety.sql are needed)", what, err)
+	}
+	return fmt.Errorf("partition: %s: %w", what, dbconn.WithDetail(err))
 }
 
 // Kind is the kind of ID a table is partitioned on.
@@ -146,37 +109,34 @@ type Kind int
 
 const (
 	// AnyKind takes the kind from the key column's type: uuid (and
-	// pgid.ulid) is ULID, bytea (and pgid.objectid) is ObjectID.
-	AnyKind Kind = iota
-	// ULID keys: ulidtype.ULID in a pgid.ulid or uuid column.
-	ULID
-	// ObjectID keys: objectidtype.ObjectID in a pgid.objectid or bytea column.
-	ObjectID
+	// pgid.ulid) is KindULID, bytea (and pgid.objectid) is KindObjectID.
+	AnyKind = Kind(dbconn.AnyKind)
+	// KindULID keys: ulidtype.ULID in a pgid.ulid or uuid column.
+	KindULID = Kind(dbconn.ULID)
+	// KindObjectID keys: objectidtype.ObjectID in a pgid.objectid or bytea
+	// column.
+	KindObjectID = Kind(dbconn.ObjectID)
+)
+
+const (
+	// ULID is the former name of [KindULID].
+	//
+	// Deprecated: use KindULID.
+	ULID = KindULID
+	// ObjectID is the former name of [KindObjectID].
+	//
+	// Deprecated: use KindObjectID.
+	ObjectID = KindObjectID
 )
 
 // String returns "any", "ulid" or "objectid", as [ParseKind] reads them and
 // the SQL function pgid.partition_key_kind returns them.
-func (k Kind) String() string {
-	switch k {
-	case AnyKind:
-		return "any"
-	case ULID:
-		return "ulid"
-	case ObjectID:
-		return "objectid"
-	}
-	return "Kind(" + strconv.Itoa(int(k)) + ")"
-}
+func (k Kind) String() string { return dbconn.Kind(k).String() }
 
 // ParseKind reads "ulid", "objectid" or "any" (or ""), case-insensitively.
 func ParseKind(s string) (Kind, error) {
-	switch strings.ToLower(s) {
-	case "", "any", "auto":
-		return AnyKind, nil
-	case "ulid":
-		return ULID, nil
-	case "objectid":
-		return ObjectID, nil
+	if k, ok := dbconn.ParseKind(s); ok {
+		return Kind(k), nil
 	}
 	return 0, fmt.Errorf("%w: kind %q is not ulid, objectid or any", ErrPlan, s)
 }
@@ -472,12 +432,17 @@ type Plan struct {
 	CascadeIntoRetained bool
 }
 
+// ErrPlan: the plan is invalid (SQLSTATE PGI06, or found in Go before
+// asking the server), as is a span, kind or retire mode that does not
+// parse.
+var ErrPlan = sqlStates.New("PGI06", "partition: invalid plan")
+
 // check reports an invalid plan before anything reaches the server.
 func (p Plan) check() error {
 	if strings.TrimSpace(p.Parent) == "" {
 		return fmt.Errorf("%w: no parent table", ErrPlan)
 	}
-	if p.Kind < AnyKind || p.Kind > ObjectID {
+	if p.Kind < AnyKind || p.Kind > KindObjectID {
 		return fmt.Errorf("%w: kind %s", ErrPlan, p.Kind)
 	}
 	if err := p.Every.check("width"); err != nil {
@@ -560,7 +525,7 @@ type Kept struct {
 // String describes k in one line: name, range, reason, detail and hint.
 func (k Kept) String() string {
 	return fmt.Sprintf("%s [%s, %s) kept: %s%s", k.Name, k.Lower.Format(time.RFC3339), k.Upper.Format(time.RFC3339),
-		k.Reason, detailHint(k.Detail, k.Hint))
+		k.Reason, dbconn.DetailHint(k.Detail, k.Hint))
 }
 
 // FKAction is what one foreign key does when the rows of an expired

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/pgid/pgid/internal/dbconn"
 )
 
 // ErrStandby: the database a Tailer reads its horizon from is a hot
@@ -122,10 +124,10 @@ func NewStandby[K ID, S DB, P DB](standby S, primary P, cfg Config[K]) (*Tailer[
 	if err != nil {
 		return nil, err
 	}
-	if err := checkDB(primary); err != nil {
+	if err := dbconn.Check(conns, primary); err != nil {
 		return nil, fmt.Errorf("%w (the primary)", err)
 	}
-	t.sb = newStandby(func(ctx context.Context, f func(*pgx.Conn) error) error { return withConn(ctx, primary, f) })
+	t.sb = newStandby(func(ctx context.Context, f func(*pgx.Conn) error) error { return dbconn.Run(ctx, conns, primary, f) })
 	return t, nil
 }
 

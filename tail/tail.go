@@ -59,40 +59,32 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/pgid/pgid/internal/dbconn"
 	"github.com/pgid/pgid/objectidtype"
 	"github.com/pgid/pgid/ulidtype"
 )
 
-// Errors, usable with errors.Is. Those raised by the SQL functions carry the
-// SQLSTATE named here; the returned error also unwraps to the
+// Errors raised by the SQL functions, usable with errors.Is: each carries
+// the SQLSTATE named here, and the returned error (an *Error of the shape
+// packages partition and migrations use too) also unwraps to the
 // *pgconn.PgError.
 var (
 	// ErrTooOld: an INSERT or UPDATE of id was refused because the ID is
 	// older than the database clock minus the table's lead (SQLSTATE
 	// PGI20). Use [IsTooOld] on errors from your own inserts.
-	ErrTooOld = errors.New("tail: id older than the table's tail lead allows")
+	ErrTooOld = sqlStates.New(CodeTooOld, "tail: id older than the table's tail lead allows")
 	// ErrNotEnabled: the table is not set up with [Enable] (PGI21).
-	ErrNotEnabled = errors.New("tail: table not set up for tailing")
+	ErrNotEnabled = sqlStates.New(CodeNotEnabled, "tail: table not set up for tailing")
 	// ErrSetup: [Enable] was refused: no id column, a column of another
 	// type, or a lead out of range (PGI22).
-	ErrSetup = errors.New("tail: cannot set the table up for tailing")
-	// ErrKind: the table's id column is not of the Tailer's ID type.
-	ErrKind = errors.New("tail: id column is not of the Tailer's ID type")
-	// ErrConfig: a Config or argument is invalid.
-	ErrConfig = errors.New("tail: invalid configuration")
+	ErrSetup = sqlStates.New(CodeSetup, "tail: cannot set the table up for tailing")
 	// ErrUnsafe: the table's triggers no longer check every row: pgid's
 	// trigger is disabled, not ENABLE ALWAYS, missing on a partition or
 	// out of date, or another BEFORE trigger fires after it (SQLSTATE
 	// PGI23). The message names the relation and trigger; the table's
 	// owner fixes it (pgid.tail_enable again, or rename or drop the other
 	// trigger) and the Tailer can go on.
-	ErrUnsafe = errors.New("tail: the table's setup no longer checks every row")
-	// ErrBelowCursor: rows that no check saw may lie at or below the
-	// Tailer's cursor: a partition was attached holding such rows, or
-	// pgid's trigger was altered (disabled and enabled, replaced) since
-	// the last read. The Tailer returns it from then on; decide where to
-	// resume (a new Tailer from an older cursor re-delivers rows).
-	ErrBelowCursor = errors.New("tail: rows may have been written below the cursor")
+	ErrUnsafe = sqlStates.New(CodeUnsafe, "tail: the table's setup no longer checks every row")
 )
 
 // SQLSTATEs of the SQL functions in migrations/functions/08_tail.sql.
@@ -103,25 +95,13 @@ const (
 	CodeUnsafe     = "PGI23"
 )
 
+// sqlStates maps the SQLSTATEs above to the sentinels, each declared with
+// its SQLSTATE.
+var sqlStates = dbconn.States{}
+
 // sqlError maps the SQLSTATEs above to the sentinels, keeping the
 // *pgconn.PgError in the chain.
-func sqlError(err error) error {
-	var pe *pgconn.PgError
-	if !errors.As(err, &pe) {
-		return err
-	}
-	switch pe.Code {
-	case CodeTooOld:
-		return fmt.Errorf("%w: %w", ErrTooOld, err)
-	case CodeNotEnabled:
-		return fmt.Errorf("%w: %w", ErrNotEnabled, err)
-	case CodeSetup:
-		return fmt.Errorf("%w: %w", ErrSetup, err)
-	case CodeUnsafe:
-		return fmt.Errorf("%w: %w", ErrUnsafe, err)
-	}
-	return err
-}
+func sqlError(err error) error { return dbconn.Map(err, sqlStates) }
 
 // IsTooOld reports whether err is, or wraps, the refusal of a row by the
 // trigger of [Enable] (SQLSTATE PGI20), from this package or from any
@@ -139,13 +119,17 @@ type ID interface {
 	ulidtype.ULID | objectidtype.ObjectID
 }
 
-// kindOf names K as pgid.tail_config does.
-func kindOf[K ID]() string {
+// ErrKind: the table's id column is not of the Tailer's ID type.
+// partition.ErrKind is the same condition for a partition plan.
+var ErrKind = errors.New("tail: id column is not of the Tailer's ID type")
+
+// kindOf is K's kind, as pgid.tail_config names it.
+func kindOf[K ID]() dbconn.Kind {
 	var k K
 	if _, ok := any(k).(ulidtype.ULID); ok {
-		return "ulid"
+		return dbconn.ULID
 	}
-	return "objectid"
+	return dbconn.ObjectID
 }
 
 // minAt is K's MinAt.
@@ -178,7 +162,7 @@ func Enable[D DB](ctx context.Context, db D, table string, maxLead time.Duration
 	if maxLead < time.Millisecond || maxLead > 24*time.Hour {
 		return fmt.Errorf("%w: lead %v out of range: want 1ms to 24h", ErrConfig, maxLead)
 	}
-	return withConn(ctx, db, func(c *pgx.Conn) error {
+	return dbconn.Run(ctx, conns, db, func(c *pgx.Conn) error {
 		_, err := c.Exec(ctx, "SELECT pgid.tail_enable($1::pg_catalog.regclass, pg_catalog.make_interval(secs => $2::pg_catalog.float8))",
 			table, maxLead.Seconds())
 		if err != nil {
@@ -190,7 +174,7 @@ func Enable[D DB](ctx context.Context, db D, table string, maxLead time.Duration
 
 // Disable removes what [Enable] installed on table.
 func Disable[D DB](ctx context.Context, db D, table string) error {
-	return withConn(ctx, db, func(c *pgx.Conn) error {
+	return dbconn.Run(ctx, conns, db, func(c *pgx.Conn) error {
 		if _, err := c.Exec(ctx, "SELECT pgid.tail_disable($1::pg_catalog.regclass)", table); err != nil {
 			return fmt.Errorf("tail: disable %s: %w", table, sqlError(err))
 		}
@@ -204,6 +188,9 @@ type Row[K ID] struct {
 	ID   K
 	JSON json.RawMessage
 }
+
+// ErrConfig: a Config or argument is invalid.
+var ErrConfig = errors.New("tail: invalid configuration")
 
 // Config says what a [Tailer] reads.
 type Config[K ID] struct {
@@ -274,11 +261,11 @@ func New[K ID, D DB](db D, cfg Config[K]) (*Tailer[K], error) {
 	if cfg.MaxWait < cfg.MinWait {
 		return nil, fmt.Errorf("%w: Config.MaxWait %v is shorter than MinWait %v", ErrConfig, cfg.MaxWait, cfg.MinWait)
 	}
-	if err := checkDB(db); err != nil {
+	if err := dbconn.Check(conns, db); err != nil {
 		return nil, err
 	}
 	t := &Tailer[K]{cfg: cfg, cursor: cfg.After}
-	t.conn = func(ctx context.Context, f func(*pgx.Conn) error) error { return withConn(ctx, db, f) }
+	t.conn = func(ctx context.Context, f func(*pgx.Conn) error) error { return dbconn.Run(ctx, conns, db, f) }
 	if !cfg.Since.IsZero() {
 		if s := minAt[K](cfg.Since); compare(s, cfg.After) > 0 {
 			t.cursor, t.incl = s, true
@@ -461,15 +448,12 @@ func (t *Tailer[K]) begin(ctx context.Context, c *pgx.Conn) error {
 		if standby {
 			return standbyError(t.rel, t.sb != nil)
 		}
-		if kind != kindOf[K]() {
+		if k, _ := dbconn.ParseKind(kind); k != kindOf[K]() {
 			return fmt.Errorf("%w: %s is keyed by %s IDs, not %s", ErrKind, t.rel, kind, kindOf[K]())
 		}
 		t.started = true
 	}
-	if c.PgConn().TxStatus() != 'I' {
-		return fmt.Errorf("%w: the connection is inside a transaction; a Tailer needs a fresh snapshot for each statement", ErrConfig)
-	}
-	return nil
+	return conns.Idle(c, "a Tailer needs a fresh snapshot for each statement")
 }
 
 // poll computes a horizon on c, the primary: the database time below which
@@ -542,6 +526,13 @@ type poll struct {
 	busy                      bool
 }
 
+// ErrBelowCursor: rows that no check saw may lie at or below the Tailer's
+// cursor: a partition was attached holding such rows, or pgid's trigger
+// was altered (disabled and enabled, replaced) since the last read. The
+// Tailer returns it from then on; decide where to resume (a new Tailer
+// from an older cursor re-delivers rows).
+var ErrBelowCursor = errors.New("tail: rows may have been written below the cursor")
+
 // check compares the layout of the table's tree with the one the Tailer
 // saw at its previous horizon and, unless a partition DDL is committing
 // (l.busy), adopts it. The first layout is taken as it is. After that, a
@@ -594,12 +585,7 @@ func (t *Tailer[K]) check(ctx context.Context, c *pgx.Conn, l poll) error {
 }
 
 // sqlType is the SQL type of K.
-func sqlType[K ID]() string {
-	if kindOf[K]() == "ulid" {
-		return "uuid"
-	}
-	return "bytea"
-}
+func sqlType[K ID]() string { return kindOf[K]().SQLType() }
 
 // Run reads batch after batch and hands each to handle until ctx ends or
 // handle fails; it returns ctx's error or handle's. The cursor moves past a

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -179,18 +180,30 @@ func connectURL(ctx context.Context, e *env, command, flagValue string) (*pgx.Co
 	return pgx.ConnectConfig(ctx, cfg)
 }
 
+// dbFlag adds --database-url to fs, for connectURL.
+func dbFlag(fs *flag.FlagSet) *string {
+	return fs.String("database-url", "", "the database (default $DATABASE_URL)")
+}
+
+// withDB connects as connectURL does, runs f on the connection and closes
+// it.
+func withDB(ctx context.Context, e *env, command, flagValue string, f func(*pgx.Conn) error) error {
+	conn, err := connectURL(ctx, e, command, flagValue)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(context.Background())
+	return f(conn)
+}
+
 // ---- demo
 
 func cmdDemo(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "demo")
 	dbURL := fs.String("database-url", "", "the server to use (default $DATABASE_URL, then the docker-compose DSN, then an embedded PostgreSQL)")
 	rows := fs.Int("rows", 200_000, "rows per key kind")
-	pos, err := parse(e, fs, args)
-	if err != nil {
+	if err := parseFlags(e, fs, args); err != nil {
 		return err
-	}
-	if len(pos) > 0 {
-		return usagef("unexpected argument %q", pos[0])
 	}
 	if *rows < 1000 {
 		return usagef("--rows %d: want at least 1000", *rows)

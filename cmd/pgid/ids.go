@@ -431,15 +431,11 @@ func cmdRange(_ context.Context, e *env, args []string) error {
 	toS := fs.String("to", "now", "end, exclusive, as --from; now (the default) includes the current millisecond (ULID) or second (ObjectId)")
 	kind := fs.String("kind", "ulid", "ulid or objectid")
 	asJSON := fs.Bool("json", false, "print JSON")
-	pos, err := parse(e, fs, args)
-	if err != nil {
+	if err := parseFlags(e, fs, args, " (use --from and --to)"); err != nil {
 		return err
 	}
-	if len(pos) > 0 {
-		return usagef("unexpected argument %q (use --from and --to)", pos[0])
-	}
-	if *fromS == "" {
-		return usagef("--from is required")
+	if err := required("from", *fromS); err != nil {
+		return err
 	}
 	if err := oneOf("kind", *kind, "ulid", "objectid"); err != nil {
 		return err

@@ -225,6 +225,27 @@ func parse(e *env, fs *flag.FlagSet, args []string) ([]string, error) {
 	return append(pos, fs.Args()...), nil
 }
 
+// parseFlags parses args with fs as parse does, for a command that takes
+// flags only: a positional argument is a usage error, followed by hint.
+func parseFlags(e *env, fs *flag.FlagSet, args []string, hint ...string) error {
+	pos, err := parse(e, fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return usagef("unexpected argument %q%s", pos[0], strings.Join(hint, ""))
+	}
+	return nil
+}
+
+// required refuses an empty value of the required flag name.
+func required(name, value string) error {
+	if value == "" {
+		return usagef("--%s is required", name)
+	}
+	return nil
+}
+
 // splitArgs separates the flags of fs (with their values) from the
 // positional arguments, keeping each group's order: everything after "--",
 // arguments without a leading '-', and those that are IDs or codes are

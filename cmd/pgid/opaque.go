@@ -271,12 +271,8 @@ func cmdNewKey(_ context.Context, e *env, args []string) error {
 	fs := newFlags(e, "new-key")
 	id := fs.Uint("id", 0, "the key's ID, 0 to 3, written into ULID codes")
 	size := fs.Int("bytes", 32, "16, 24 or 32 (AES-128, -192, -256)")
-	pos, err := parse(e, fs, args)
-	if err != nil {
+	if err := parseFlags(e, fs, args); err != nil {
 		return err
-	}
-	if len(pos) > 0 {
-		return usagef("unexpected argument %q", pos[0])
 	}
 	if *id >= opaque.MaxKeys {
 		return usagef("--id %d: want 0 to %d", *id, opaque.MaxKeys-1)

@@ -27,22 +27,18 @@ type tailLine struct {
 
 func cmdTail(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "tail")
-	dbURL := fs.String("database-url", "", "the database (default $DATABASE_URL)")
+	dbURL := dbFlag(fs)
 	table := fs.String("table", "", "the table, as SQL names it (events, app.events), set up with pgid.tail_enable or --enable")
 	since := fs.String("since", "", "start after this ID, or at this time (RFC 3339, a date, now, or -1h); default the first row")
 	enable := fs.Duration("enable", 0, "first set the table up for tailing with this maximum lead (2s); needs the table's owner")
 	batch := fs.Int("batch", 100, "rows per read")
 	poll := fs.Duration("poll", 50*time.Millisecond, "pause after a read that found nothing (doubling up to 1s)")
 	asJSON := fs.Bool("json", false, `print one {"id", "time", "row"} object per line`)
-	pos, err := parse(e, fs, args)
-	if err != nil {
+	if err := parseFlags(e, fs, args); err != nil {
 		return err
 	}
-	if len(pos) > 0 {
-		return usagef("unexpected argument %q", pos[0])
-	}
-	if *table == "" {
-		return usagef("--table is required")
+	if err := required("table", *table); err != nil {
+		return err
 	}
 	if *batch < 1 {
 		return usagef("--batch %d: want at least 1", *batch)
@@ -50,13 +46,17 @@ func cmdTail(ctx context.Context, e *env, args []string) error {
 	if *poll <= 0 || *poll > time.Second {
 		return usagef("--poll %v: want more than 0 and at most 1s", *poll)
 	}
-	conn, err := connectURL(ctx, e, "tail", *dbURL)
-	if err != nil {
-		return err
-	}
-	defer conn.Close(context.Background())
-	if *enable != 0 {
-		if err := tail.Enable(ctx, conn, *table, *enable); err != nil {
+	return withDB(ctx, e, "tail", *dbURL, func(conn *pgx.Conn) error {
+		r := tailRun{e: e, conn: conn, table: *table, batch: *batch, poll: *poll, json: *asJSON}
+		return r.start(ctx, *enable, *since)
+	})
+}
+
+// start sets r.table up for tailing first if enable is not 0, then tails
+// it with IDs of its kind from since until ctx ends.
+func (r tailRun) start(ctx context.Context, enable time.Duration, since string) error {
+	if enable != 0 {
+		if err := tail.Enable(ctx, r.conn, r.table, enable); err != nil {
 			if errors.Is(err, tail.ErrConfig) {
 				return usageError{err}
 			}
@@ -64,21 +64,20 @@ func cmdTail(ctx context.Context, e *env, args []string) error {
 		}
 	}
 	var kind string
-	if err := conn.QueryRow(ctx, "SELECT kind FROM pgid.tail_config($1::pg_catalog.regclass)", *table).Scan(&kind); err != nil {
+	if err := r.conn.QueryRow(ctx, "SELECT kind FROM pgid.tail_config($1::pg_catalog.regclass)", r.table).Scan(&kind); err != nil {
 		var pe *pgconn.PgError
 		if errors.As(err, &pe) && pe.Code == tail.CodeNotEnabled {
-			return fmt.Errorf("%s is not set up for tailing: run pgid tail --enable 2s (as its owner), or SELECT pgid.tail_enable('%s', '2 s'): %w", *table, *table, err)
+			return fmt.Errorf("%s is not set up for tailing: run pgid tail --enable 2s (as its owner), or SELECT pgid.tail_enable('%s', '2 s'): %w", r.table, r.table, err)
 		}
 		if errors.As(err, &pe) && pe.Code == tail.CodeUnsafe {
-			return fmt.Errorf("%s cannot be tailed safely: %w\n%s", *table, err, pe.Hint)
+			return fmt.Errorf("%s cannot be tailed safely: %w\n%s", r.table, err, pe.Hint)
 		}
 		return err
 	}
-	run := tailRun{e: e, conn: conn, table: *table, batch: *batch, poll: *poll, json: *asJSON}
 	if kind == "ulid" {
-		return tailKind(ctx, run, *since, ulidtype.Parse, ulidtype.ULID.Timestamp)
+		return tailKind(ctx, r, since, ulidtype.Parse, ulidtype.ULID.Timestamp)
 	}
-	return tailKind(ctx, run, *since, objectidtype.Parse, objectidtype.ObjectID.Timestamp)
+	return tailKind(ctx, r, since, objectidtype.Parse, objectidtype.ObjectID.Timestamp)
 }
 
 // tailRun is what tailKind needs besides the ID type.
