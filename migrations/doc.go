@@ -99,13 +99,16 @@
 // (ulidtype.LayoutV7) pgid.gen_ulid_v7 and pgid.ulid_is_v7. ObjectId
 // (bytea): pgid.objectid_time, pgid.objectid_to_hex, pgid.objectid_from_hex,
 // pgid.objectid_to_short, pgid.objectid_from_short, pgid.objectid_min_at,
-// pgid.objectid_max_at, pgid.gen_objectid. Partitions: see package
+// pgid.objectid_max_at, pgid.gen_objectid. TypeID (uuid and the text with
+// its prefix): pgid.typeid_text, pgid.typeid_uuid; see package
+// github.com/pgid/pgid/typeid. Partitions: see package
 // github.com/pgid/pgid/partition. Tailing (pgid.tail_enable,
-// pgid.tail_disable, pgid.tail_config, pgid.tail_writers and the trigger
-// functions pgid.tail_guard_ulid and pgid.tail_guard_objectid): see package
+// pgid.tail_disable, pgid.tail_config, pgid.tail_writers, the trigger
+// functions pgid.tail_guard_ulid and pgid.tail_guard_objectid, and
+// pgid.tail_poll and pgid.tail_below, which package tail calls): see package
 // github.com/pgid/pgid/tail. Names starting with an underscore
-// (pgid._parse_error, pgid._crockford_pairs, pgid._short_alphabet) are
-// internal helpers of these,
+// (pgid._parse_error, pgid._crockford_pairs, pgid._short_alphabet,
+// pgid._typeid_error, pgid._tail_check, ...) are internal helpers of these,
 // not API.
 //
 // # Search path

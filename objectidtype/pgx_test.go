@@ -54,24 +54,23 @@ func wantWire(f int16) string {
 	return seedText
 }
 
+// The pgx tests here use pgx's own codecs, with no registration: the
+// interfaces the ID types implement. The same cases after pgidpgx.Register
+// are in pgidpgx (TestRegisterObjectID*).
+
 func TestPgxEncode(t *testing.T) {
-	for _, register := range []bool{false, true} {
-		m := pgtype.NewMap()
-		if register {
-			registerPgx(m)
-		}
-		for _, oid := range []uint32{pgtype.ByteaOID, 0, domainOID} {
-			for _, f := range []int16{pgtype.BinaryFormatCode, pgtype.TextFormatCode} {
-				for _, v := range []any{seedBytes, &seedBytes, NullObjectID{seedBytes, true}, ShortID(seedBytes), ptr(ShortID(seedBytes))} {
-					name := fmt.Sprintf("register=%v oid=%d %s %T", register, oid, formatName(f), v)
-					buf, err := m.Encode(oid, f, v, nil)
-					if err != nil {
-						t.Errorf("%s: %v", name, err)
-						continue
-					}
-					if string(buf) != wantWire(f) {
-						t.Errorf("%s: encoded %q, want %q", name, buf, wantWire(f))
-					}
+	m := pgtype.NewMap()
+	for _, oid := range []uint32{pgtype.ByteaOID, 0, domainOID} {
+		for _, f := range []int16{pgtype.BinaryFormatCode, pgtype.TextFormatCode} {
+			for _, v := range []any{seedBytes, &seedBytes, NullObjectID{seedBytes, true}, ShortID(seedBytes), ptr(ShortID(seedBytes))} {
+				name := fmt.Sprintf("oid=%d %s %T", oid, formatName(f), v)
+				buf, err := m.Encode(oid, f, v, nil)
+				if err != nil {
+					t.Errorf("%s: %v", name, err)
+					continue
+				}
+				if string(buf) != wantWire(f) {
+					t.Errorf("%s: encoded %q, want %q", name, buf, wantWire(f))
 				}
 			}
 		}
@@ -82,7 +81,6 @@ func ptr[T any](v T) *T { return &v }
 
 func TestPgxEncodeNull(t *testing.T) {
 	m := pgtype.NewMap()
-	registerPgx(m)
 	for _, oid := range []uint32{pgtype.ByteaOID, 0, domainOID} {
 		for _, f := range []int16{pgtype.BinaryFormatCode, pgtype.TextFormatCode} {
 			for _, v := range []any{(*ObjectID)(nil), NullObjectID{}, (*NullObjectID)(nil), (*ShortID)(nil)} {
@@ -100,34 +98,29 @@ func TestPgxEncodeNull(t *testing.T) {
 // bytea: 12 raw bytes in binary, \x hex in text, never the bare String form.
 func TestPgxQueryExecModes(t *testing.T) {
 	args := []any{seedBytes, &seedBytes, NullObjectID{seedBytes, true}}
-	for _, register := range []bool{false, true} {
-		m := pgtype.NewMap()
-		if register {
-			registerPgx(m)
-		}
-		// CacheStatement, CacheDescribe and DescribeExec know the parameter
-		// OIDs from the server: bytea, or a domain's OID.
-		for _, oid := range []uint32{pgtype.ByteaOID, domainOID} {
-			sd := &pgconn.StatementDescription{ParamOIDs: []uint32{oid, oid, oid}}
-			var eqb pgx.ExtendedQueryBuilder
-			if err := eqb.Build(m, sd, args); err != nil {
-				t.Fatalf("register=%v described oid=%d: %v", register, oid, err)
-			}
-			checkParams(t, fmt.Sprintf("register=%v described oid=%d", register, oid), &eqb)
-		}
-		// Exec sends text with OID 0.
+	m := pgtype.NewMap()
+	// CacheStatement, CacheDescribe and DescribeExec know the parameter
+	// OIDs from the server: bytea, or a domain's OID.
+	for _, oid := range []uint32{pgtype.ByteaOID, domainOID} {
+		sd := &pgconn.StatementDescription{ParamOIDs: []uint32{oid, oid, oid}}
 		var eqb pgx.ExtendedQueryBuilder
-		if err := eqb.Build(m, nil, args); err != nil {
-			t.Fatalf("register=%v exec: %v", register, err)
+		if err := eqb.Build(m, sd, args); err != nil {
+			t.Fatalf("described oid=%d: %v", oid, err)
 		}
-		checkParams(t, fmt.Sprintf("register=%v exec", register), &eqb)
-		// The simple protocol encodes each argument as text with OID 0 and
-		// quotes the result into the SQL.
-		for _, a := range args {
-			buf, err := m.Encode(0, pgtype.TextFormatCode, a, []byte{})
-			if err != nil || string(buf) != seedText {
-				t.Errorf("register=%v simple protocol %T: %q, %v", register, a, buf, err)
-			}
+		checkParams(t, fmt.Sprintf("described oid=%d", oid), &eqb)
+	}
+	// Exec sends text with OID 0.
+	var eqb pgx.ExtendedQueryBuilder
+	if err := eqb.Build(m, nil, args); err != nil {
+		t.Fatalf("exec: %v", err)
+	}
+	checkParams(t, "exec", &eqb)
+	// The simple protocol encodes each argument as text with OID 0 and
+	// quotes the result into the SQL.
+	for _, a := range args {
+		buf, err := m.Encode(0, pgtype.TextFormatCode, a, []byte{})
+		if err != nil || string(buf) != seedText {
+			t.Errorf("simple protocol %T: %q, %v", a, buf, err)
 		}
 	}
 }
@@ -327,43 +320,35 @@ func TestPgxTextValue(t *testing.T) {
 
 func TestPgxArray(t *testing.T) {
 	ids := []ObjectID{seedBytes, {}, MustParse("ffffffffffffffffffffffff")}
-	for _, register := range []bool{false, true} {
-		m := pgtype.NewMap()
-		if register {
-			registerPgx(m)
+	m := pgtype.NewMap()
+	for _, f := range []int16{pgtype.BinaryFormatCode, pgtype.TextFormatCode} {
+		name := formatName(f)
+		buf, err := m.Encode(pgtype.ByteaArrayOID, f, ids, nil)
+		if err != nil {
+			t.Errorf("%s: Encode: %v", name, err)
+			continue
 		}
-		oids := []uint32{pgtype.ByteaArrayOID}
-		if register {
-			oids = append(oids, 0, domainOID+1)
-		}
-		for _, oid := range oids {
-			for _, f := range []int16{pgtype.BinaryFormatCode, pgtype.TextFormatCode} {
-				name := fmt.Sprintf("register=%v oid=%d %s", register, oid, formatName(f))
-				buf, err := m.Encode(oid, f, ids, nil)
-				if err != nil {
-					t.Errorf("%s: Encode: %v", name, err)
-					continue
-				}
-				if f == pgtype.TextFormatCode {
-					want := `{"\\x` + seedHex + `","\\x000000000000000000000000","\\xffffffffffffffffffffffff"}`
-					if string(buf) != want {
-						t.Errorf("%s: %s, want %s", name, buf, want)
-					}
-				}
-				var got []ObjectID
-				if err := m.Scan(pgtype.ByteaArrayOID, f, buf, &got); err != nil || len(got) != 3 || got[0] != ids[0] || got[1] != ids[1] || got[2] != ids[2] {
-					t.Errorf("%s: Scan = %v, %v", name, got, err)
-				}
-				var nulls []NullObjectID
-				if err := m.Scan(pgtype.ByteaArrayOID, f, buf, &nulls); err != nil || len(nulls) != 3 || nulls[0] != (NullObjectID{seedBytes, true}) {
-					t.Errorf("%s: Scan []NullObjectID = %v, %v", name, nulls, err)
-				}
+		if f == pgtype.TextFormatCode {
+			want := `{"\\x` + seedHex + `","\\x000000000000000000000000","\\xffffffffffffffffffffffff"}`
+			if string(buf) != want {
+				t.Errorf("%s: %s, want %s", name, buf, want)
 			}
 		}
+		var got []ObjectID
+		if err := m.Scan(pgtype.ByteaArrayOID, f, buf, &got); err != nil || len(got) != 3 || got[0] != ids[0] || got[1] != ids[1] || got[2] != ids[2] {
+			t.Errorf("%s: Scan = %v, %v", name, got, err)
+		}
+		var nulls []NullObjectID
+		if err := m.Scan(pgtype.ByteaArrayOID, f, buf, &nulls); err != nil || len(nulls) != 3 || nulls[0] != (NullObjectID{seedBytes, true}) {
+			t.Errorf("%s: Scan []NullObjectID = %v, %v", name, nulls, err)
+		}
+	}
+	// Without pgidpgx.Register, pgx does not know []ObjectID as bytea[]
+	// with OID 0 (QueryExecModeExec, SimpleProtocol).
+	if buf, err := m.Encode(0, pgtype.TextFormatCode, ids, nil); err == nil {
+		t.Errorf("unregistered []ObjectID with OID 0 encoded as %q; expected pgx to need pgidpgx.Register", buf)
 	}
 	// NULL elements: into []NullObjectID fine, into []ObjectID an error.
-	m := pgtype.NewMap()
-	registerPgx(m)
 	buf, err := m.Encode(pgtype.ByteaArrayOID, pgtype.BinaryFormatCode, []NullObjectID{{seedBytes, true}, {}}, nil)
 	if err != nil {
 		t.Fatal(err)

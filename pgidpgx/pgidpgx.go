@@ -1,5 +1,6 @@
-// Package pgidpgx connects pgx v5 to [ulidtype.ULID], [objectidtype.ObjectID]
-// and the pgid PostgreSQL domains (pgid.ulid, pgid.objectid, created by
+// Package pgidpgx connects pgx v5 to [ulidtype.ULID], [objectidtype.ObjectID],
+// the typed IDs of package typeid ([RegisterTypeID], per prefix type) and
+// the pgid PostgreSQL domains (pgid.ulid, pgid.objectid, created by
 // package migrations). It is the one place that changes a pgx type map for
 // them; the type packages only implement pgx's interfaces.
 //

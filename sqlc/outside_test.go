@@ -27,6 +27,7 @@ func TestServiceOutsideTheRepository(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds sqlc and a service module: minutes on a cold cache")
 	}
+	readmeCommands := readReadmeCommands(t)
 	root, err := filepath.Abs("..")
 	if err != nil {
 		t.Fatal(err)
@@ -130,13 +131,27 @@ func TestServiceOutsideTheRepository(t *testing.T) {
 	}
 }
 
-// readmeCommands are the commands of the README's sqlc section, run above
-// as written; cmd/pgid's TestReadmeCommands accepts them because they are
-// here.
-var readmeCommands = []string{
-	"pgid schema > db/pgid.sql",
-	"pgid schema --check db/pgid.sql",
-	"grep -rn '[^.]interface{}' store/",
+// readReadmeCommands returns the commands of the README's sqlc section,
+// run above as written, from testdata/readme_commands.txt (one a line, #
+// comments): the two pgid commands, then the grep. cmd/pgid's
+// TestReadmeCommands reads the same file and accepts them because they are
+// there.
+func readReadmeCommands(t *testing.T) []string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", "readme_commands.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cmds []string
+	for _, l := range strings.Split(string(b), "\n") {
+		if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "#") {
+			cmds = append(cmds, l)
+		}
+	}
+	if len(cmds) != 3 {
+		t.Fatalf("testdata/readme_commands.txt: %d commands, want 3 (pgid schema, pgid schema --check, grep)", len(cmds))
+	}
+	return cmds
 }
 
 // scratchDatabase creates an empty database and returns its URL; it is

@@ -74,7 +74,7 @@
 // [Slice] and [NullSlice] bind and scan uuid[] arrays through database/sql
 // (id = ANY($1), array_agg(id)) with no wrapper. In SQL,
 // pgid.typeid_text(prefix, id) and pgid.typeid_uuid(text, prefix) convert
-// between the two (migration 007).
+// between the two (schema pgid: see package migrations).
 //
 // The time helpers [MinAt], [MaxAt], [Range], [Since] and [Until] give the
 // bounds of a time window as IDs of the type, for

@@ -22,60 +22,54 @@ const vecText = "0183e10a-2df0-5979-3eae-a7ca08ad61b0"
 
 var vecULID = MustParse("01GFGGMBFGB5WKXBN7S84ATRDG")
 
+// TestPgxEncode encodes through pgx's own uuid codec, with no
+// registration: the interfaces ULID and NullULID implement. The same cases
+// after pgidpgx.Register are pgidpgx's TestRegisterULIDEncode.
 func TestPgxEncode(t *testing.T) {
 	u := vecULID
-	for _, reg := range []bool{false, true} {
-		m := pgtype.NewMap()
-		if reg {
-			registerPgx(m)
+	m := pgtype.NewMap()
+	tests := []struct {
+		oid    uint32
+		format int16
+		value  any
+		want   []byte // nil means SQL NULL
+	}{
+		{pgtype.UUIDOID, pgtype.BinaryFormatCode, u, u[:]},
+		{pgtype.UUIDOID, pgtype.TextFormatCode, u, []byte(vecText)},
+		{pgtype.UUIDOID, pgtype.BinaryFormatCode, &u, u[:]},
+		{pgtype.UUIDOID, pgtype.BinaryFormatCode, (*ULID)(nil), nil},
+		{pgtype.UUIDOID, pgtype.BinaryFormatCode, NullULID{ULID: u, Valid: true}, u[:]},
+		{pgtype.UUIDOID, pgtype.TextFormatCode, NullULID{ULID: u, Valid: true}, []byte(vecText)},
+		{pgtype.UUIDOID, pgtype.BinaryFormatCode, NullULID{ULID: u}, nil},
+		{pgtype.UUIDOID, pgtype.BinaryFormatCode, ULID{}, make([]byte, 16)}, // the nil ID is not NULL
+		{pgtype.UUIDArrayOID, pgtype.TextFormatCode, []ULID{u, {}}, []byte("{" + vecText + ",00000000-0000-0000-0000-000000000000}")},
+		{pgtype.UUIDArrayOID, pgtype.TextFormatCode, []NullULID{{ULID: u, Valid: true}, {}}, []byte("{" + vecText + ",NULL}")},
+		// OID 0: the text modes (QueryExecModeExec, SimpleProtocol) and
+		// parameters of unloaded domain types. The driver.Valuer path
+		// gives the UUID text even without pgidpgx.Register.
+		{0, pgtype.TextFormatCode, u, []byte(vecText)},
+		{0, pgtype.TextFormatCode, &u, []byte(vecText)},
+		{0, pgtype.TextFormatCode, NullULID{}, nil},
+	}
+	for _, tt := range tests {
+		got, err := m.Encode(tt.oid, tt.format, tt.value, nil)
+		if err != nil {
+			t.Errorf("Encode(%d, %d, %#v): %v", tt.oid, tt.format, tt.value, err)
+			continue
 		}
-		tests := []struct {
-			oid    uint32
-			format int16
-			value  any
-			want   []byte // nil means SQL NULL
-		}{
-			{pgtype.UUIDOID, pgtype.BinaryFormatCode, u, u[:]},
-			{pgtype.UUIDOID, pgtype.TextFormatCode, u, []byte(vecText)},
-			{pgtype.UUIDOID, pgtype.BinaryFormatCode, &u, u[:]},
-			{pgtype.UUIDOID, pgtype.BinaryFormatCode, (*ULID)(nil), nil},
-			{pgtype.UUIDOID, pgtype.BinaryFormatCode, NullULID{ULID: u, Valid: true}, u[:]},
-			{pgtype.UUIDOID, pgtype.TextFormatCode, NullULID{ULID: u, Valid: true}, []byte(vecText)},
-			{pgtype.UUIDOID, pgtype.BinaryFormatCode, NullULID{ULID: u}, nil},
-			{pgtype.UUIDOID, pgtype.BinaryFormatCode, ULID{}, make([]byte, 16)}, // the nil ID is not NULL
-			{pgtype.UUIDArrayOID, pgtype.TextFormatCode, []ULID{u, {}}, []byte("{" + vecText + ",00000000-0000-0000-0000-000000000000}")},
-			{pgtype.UUIDArrayOID, pgtype.TextFormatCode, []NullULID{{ULID: u, Valid: true}, {}}, []byte("{" + vecText + ",NULL}")},
-			// OID 0: the text modes (QueryExecModeExec, SimpleProtocol) and
-			// parameters of unloaded domain types. The driver.Valuer path
-			// gives the UUID text even without pgidpgx.Register.
-			{0, pgtype.TextFormatCode, u, []byte(vecText)},
-			{0, pgtype.TextFormatCode, &u, []byte(vecText)},
-			{0, pgtype.TextFormatCode, NullULID{}, nil},
+		if !bytes.Equal(got, tt.want) || (got == nil) != (tt.want == nil) {
+			t.Errorf("Encode(%d, %d, %T) = %q, want %q", tt.oid, tt.format, tt.value, got, tt.want)
 		}
-		for _, tt := range tests {
-			got, err := m.Encode(tt.oid, tt.format, tt.value, nil)
-			if err != nil {
-				t.Errorf("register=%v Encode(%d, %d, %#v): %v", reg, tt.oid, tt.format, tt.value, err)
-				continue
-			}
-			if !bytes.Equal(got, tt.want) || (got == nil) != (tt.want == nil) {
-				t.Errorf("register=%v Encode(%d, %d, %T) = %q, want %q", reg, tt.oid, tt.format, tt.value, got, tt.want)
-			}
-		}
-		// Binary uuid[] holds the raw bytes of each element.
-		got, err := m.Encode(pgtype.UUIDArrayOID, pgtype.BinaryFormatCode, []ULID{u}, nil)
-		if err != nil || !bytes.HasSuffix(got, append([]byte{0, 0, 0, 16}, u[:]...)) {
-			t.Errorf("binary uuid[] = %x, %v", got, err)
-		}
-		// Slices with OID 0 need pgidpgx.Register to be known as uuid[].
-		got, err = m.Encode(0, pgtype.TextFormatCode, []ULID{u, u}, nil)
-		if reg {
-			if want := "{" + vecText + "," + vecText + "}"; err != nil || string(got) != want {
-				t.Errorf("registered []ULID with OID 0 = %q, %v; want %q", got, err, want)
-			}
-		} else if err == nil {
-			t.Errorf("unregistered []ULID with OID 0 encoded as %q; expected pgx to need pgidpgx.Register", got)
-		}
+	}
+	// Binary uuid[] holds the raw bytes of each element.
+	got, err := m.Encode(pgtype.UUIDArrayOID, pgtype.BinaryFormatCode, []ULID{u}, nil)
+	if err != nil || !bytes.HasSuffix(got, append([]byte{0, 0, 0, 16}, u[:]...)) {
+		t.Errorf("binary uuid[] = %x, %v", got, err)
+	}
+	// Slices with OID 0 need pgidpgx.Register to be known as uuid[].
+	got, err = m.Encode(0, pgtype.TextFormatCode, []ULID{u, u}, nil)
+	if err == nil {
+		t.Errorf("unregistered []ULID with OID 0 encoded as %q; expected pgx to need pgidpgx.Register", got)
 	}
 }
 

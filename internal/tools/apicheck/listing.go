@@ -100,29 +100,36 @@ func listModule(root string, m module) ([]string, error) {
 // goFiles lists the files of m's packages that build for t: one line per
 // package, its import path and files.
 func goFiles(root string, m module, t target) (string, error) {
-	cmd := exec.Command("go", "list", "-f", "{{.ImportPath}} {{.GoFiles}}", "./...")
+	out, err := goList(root, m, t, "-f", "{{.ImportPath}} {{.GoFiles}}")
+	return string(out), err
+}
+
+// goList runs go list with flags on m's packages (./...) in root for
+// target t, without cgo, and returns its output; its error names the
+// command's flags, m's directory and t, and quotes go list's stderr.
+func goList(root string, m module, t target, flags ...string) ([]byte, error) {
+	cmd := exec.Command("go", append(append([]string{"list"}, flags...), "./...")...)
 	cmd.Dir = root + "/" + m.Dir
 	cmd.Env = append(os.Environ(), "GOOS="+t.GOOS, "GOARCH="+t.GOARCH, "CGO_ENABLED=0")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		return "", fmt.Errorf("go list in %s for %s/%s: %v\n%s", m.Dir, t.GOOS, t.GOARCH, err, stderr.String())
+		what := "go list"
+		if flags[0] == "-export" {
+			what = "go list -export"
+		}
+		return nil, fmt.Errorf("%s in %s for %s/%s: %v\n%s", what, m.Dir, t.GOOS, t.GOARCH, err, stderr.String())
 	}
-	return string(out), nil
+	return out, nil
 }
 
 // listTarget compiles m's packages for t (go list -export, so the build
 // cache makes it fast) and lists their API from the compiler's export data.
 func listTarget(root string, m module, t target) ([]string, error) {
-	cmd := exec.Command("go", "list", "-export", "-deps", "-json=ImportPath,Name,Export,GoFiles,DepOnly,Standard,Module,Error", "./...")
-	cmd.Dir = root + "/" + m.Dir
-	cmd.Env = append(os.Environ(), "GOOS="+t.GOOS, "GOARCH="+t.GOARCH, "CGO_ENABLED=0")
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
+	out, err := goList(root, m, t, "-export", "-deps", "-json=ImportPath,Name,Export,GoFiles,DepOnly,Standard,Module,Error")
 	if err != nil {
-		return nil, fmt.Errorf("go list -export in %s for %s/%s: %v\n%s", m.Dir, t.GOOS, t.GOARCH, err, stderr.String())
+		return nil, err
 	}
 	exports := map[string]string{}
 	var mine []listPackage

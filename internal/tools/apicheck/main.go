@@ -60,117 +60,163 @@ func run(write bool, base, changelogFile string) error {
 	if err != nil {
 		return err
 	}
-	baseName, stopVersion := "the checked-in listing", ""
-	if base == "" {
-		base, baseName = defaultBase()
-	} else {
-		baseName = base
+	c := check{write: write}
+	var stopVersion string
+	c.base, c.baseName, stopVersion, err = resolveBase(base)
+	if err != nil {
+		return err
 	}
-	if base != "" {
-		if err := exec.Command("git", "rev-parse", "--verify", "--quiet", base+"^{commit}").Run(); err != nil {
-			return fmt.Errorf("-base %s: no such git revision", base)
-		}
-	}
-	if semverRE.MatchString(base) {
-		stopVersion = base
-	}
-	names := breakingNames(parseChangelog(string(cl), stopVersion))
-	failed, incompatible := false, false
-	example := "" // the first identifier not named
-	var breaks []string
+	c.names = breakingNames(parseChangelog(string(cl), stopVersion))
 	for _, m := range released {
-		lines, err := listModule(".", m)
-		if err != nil {
+		if err := c.module(m); err != nil {
 			return err
 		}
-		text := fmt.Sprintf(header, m.Path) + strings.Join(lines, "\n") + "\n"
-		checkedIn, err := os.ReadFile(m.File)
-		if err != nil && !os.IsNotExist(err) {
-			return err
-		}
-		baseline := string(checkedIn)
-		if base != "" {
-			out, err := exec.Command("git", "show", base+":"+m.File).Output()
-			if err != nil {
-				fmt.Printf("api-check: %s has no %s: every line of %s is new\n", base, m.File, m.Path)
-			}
-			baseline = string(out)
-		}
-		removed, added := diff(listingLines(baseline), lines)
-		fmt.Printf("api-check: %s: %d lines; against %s: %d added, %d removed or changed\n", m.File, len(lines), baseName, len(added), len(removed))
-		for _, l := range removed {
-			id, err := identOf(l)
-			if err != nil {
-				return err
-			}
-			if b, ok := covered(id, names); ok {
-				fmt.Printf("  breaking, named in CHANGELOG.md:%d ([%s] %s): %s\n", b.Line, b.Version, b.Sub, l)
-				breaks = append(breaks, id)
-				continue
-			}
-			if !incompatible {
-				fmt.Printf("FAIL: incompatible changes since %s that CHANGELOG.md does not name:\n", baseName)
-			}
-			failed, incompatible = true, true
-			if example == "" {
-				example = id
-			}
-			fmt.Printf("  - %s\n      (`%s`)\n", l, id)
-		}
-		if string(checkedIn) == text {
-			continue
-		}
-		if write {
-			if err := os.MkdirAll("api", 0o755); err != nil {
-				return err
-			}
-			if err := os.WriteFile(m.File, []byte(text), 0o644); err != nil {
-				return err
-			}
-			fmt.Printf("api-check: wrote %s\n", m.File)
-			continue
-		}
-		gone, more := diff(listingLines(string(checkedIn)), lines)
-		fmt.Printf("FAIL: %s is not the working tree's API (run: .ci/api-check -w, then commit %s):\n", m.File, m.File)
-		for _, l := range gone {
-			fmt.Println("  - " + l)
-		}
-		for _, l := range more {
-			fmt.Println("  + " + l)
-		}
-		if len(gone)+len(more) == 0 {
-			fmt.Println("  (only the header or the order differs)")
-		}
-		failed = true
 	}
-	if incompatible {
+	if c.incompatible {
 		fmt.Print(`
 A removed or changed line breaks code that uses it. Either keep the API (add
 the new name beside the old one, deprecate the old one) or name the break in
 CHANGELOG.md: under "## [Unreleased]", "### Changed" or "### Removed", a bullet
 starting "- **Breaking:**" that names each identifier, package-qualified, in
 backquotes (a type covers its fields and methods) and says how to upgrade:
-  - **Breaking:** ` + "`" + example + "`" + ` is removed (or: now takes …): use … instead.
+  - **Breaking:** ` + "`" + c.example + "`" + ` is removed (or: now takes …): use … instead.
 `)
 	}
-	if failed {
+	if c.failed {
 		return errFailed
 	}
-	if len(breaks) > 0 {
-		sort.Strings(breaks)
-		next := "a new minor version"
-		if v := semverRE.FindStringSubmatch(base); v != nil {
-			major, _ := strconv.Atoi(v[1])
-			minor, _ := strconv.Atoi(v[2])
-			if major >= 1 {
-				return fmt.Errorf("%s is v1 or later: a break needs a new major version (module path /v%d), not a CHANGELOG line", base, major+1)
-			}
-			next = fmt.Sprintf("v0.%d.0", minor+1)
+	return c.verdict()
+}
+
+// resolveBase returns the revision to compare with (base, else
+// defaultBase's), the name to print for it, and the release version it
+// is, if it is one ("" otherwise), checking that the revision exists.
+func resolveBase(base string) (rev, name, stopVersion string, err error) {
+	name = "the checked-in listing"
+	if base == "" {
+		base, name = defaultBase()
+	} else {
+		name = base
+	}
+	if base != "" {
+		if err := exec.Command("git", "rev-parse", "--verify", "--quiet", base+"^{commit}").Run(); err != nil {
+			return "", "", "", fmt.Errorf("-base %s: no such git revision", base)
 		}
-		fmt.Printf("api-check: ok, with breaking changes named in CHANGELOG.md (%s): the next release must be %s, not a patch\n", strings.Join(dedupe(breaks), ", "), next)
+	}
+	if semverRE.MatchString(base) {
+		stopVersion = base
+	}
+	return base, name, stopVersion, nil
+}
+
+// check is one run's comparison of the released modules with the baseline,
+// and what it found so far.
+type check struct {
+	write          bool
+	base, baseName string // the baseline revision ("": the checked-in listing) and its name
+	names          map[string]bullet
+
+	failed, incompatible bool
+	example              string   // the first identifier not named
+	breaks               []string // the identifiers of the breaks the CHANGELOG names
+}
+
+// module lists m's API, reports its lines the baseline has and it lacks
+// (breaks), and writes (with -w) or checks m's listing.
+func (c *check) module(m module) error {
+	lines, err := listModule(".", m)
+	if err != nil {
+		return err
+	}
+	text := fmt.Sprintf(header, m.Path) + strings.Join(lines, "\n") + "\n"
+	checkedIn, err := os.ReadFile(m.File)
+	if err != nil && !os.IsNotExist(err) {
+		return err
+	}
+	baseline := string(checkedIn)
+	if c.base != "" {
+		out, err := exec.Command("git", "show", c.base+":"+m.File).Output()
+		if err != nil {
+			fmt.Printf("api-check: %s has no %s: every line of %s is new\n", c.base, m.File, m.Path)
+		}
+		baseline = string(out)
+	}
+	removed, added := diff(listingLines(baseline), lines)
+	fmt.Printf("api-check: %s: %d lines; against %s: %d added, %d removed or changed\n", m.File, len(lines), c.baseName, len(added), len(removed))
+	if err := c.removed(removed); err != nil {
+		return err
+	}
+	if string(checkedIn) == text {
 		return nil
 	}
-	fmt.Println("api-check: ok")
+	if c.write {
+		if err := os.MkdirAll("api", 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(m.File, []byte(text), 0o644); err != nil {
+			return err
+		}
+		fmt.Printf("api-check: wrote %s\n", m.File)
+		return nil
+	}
+	gone, more := diff(listingLines(string(checkedIn)), lines)
+	fmt.Printf("FAIL: %s is not the working tree's API (run: .ci/api-check -w, then commit %s):\n", m.File, m.File)
+	for _, l := range gone {
+		fmt.Println("  - " + l)
+	}
+	for _, l := range more {
+		fmt.Println("  + " + l)
+	}
+	if len(gone)+len(more) == 0 {
+		fmt.Println("  (only the header or the order differs)")
+	}
+	c.failed = true
+	return nil
+}
+
+// removed reports each listing line the working tree lacks: a break the
+// CHANGELOG names, or an incompatible change that fails the check.
+func (c *check) removed(removed []string) error {
+	for _, l := range removed {
+		id, err := identOf(l)
+		if err != nil {
+			return err
+		}
+		if b, ok := covered(id, c.names); ok {
+			fmt.Printf("  breaking, named in CHANGELOG.md:%d ([%s] %s): %s\n", b.Line, b.Version, b.Sub, l)
+			c.breaks = append(c.breaks, id)
+			continue
+		}
+		if !c.incompatible {
+			fmt.Printf("FAIL: incompatible changes since %s that CHANGELOG.md does not name:\n", c.baseName)
+		}
+		c.failed, c.incompatible = true, true
+		if c.example == "" {
+			c.example = id
+		}
+		fmt.Printf("  - %s\n      (`%s`)\n", l, id)
+	}
+	return nil
+}
+
+// verdict prints the outcome of a check that did not fail: ok, or ok with
+// named breaks and the version the next release must have.
+func (c *check) verdict() error {
+	if len(c.breaks) == 0 {
+		fmt.Println("api-check: ok")
+		return nil
+	}
+	sort.Strings(c.breaks)
+	next := "a new minor version"
+	if v := semverRE.FindStringSubmatch(c.base); v != nil {
+		major, _ := strconv.Atoi(v[1])
+		minor, _ := strconv.Atoi(v[2])
+		if major >= 1 {
+			return fmt.Errorf("%s is v1 or later: a break needs a new major version (module path /v%d), not a CHANGELOG line", c.base, major+1)
+		}
+		next = fmt.Sprintf("v0.%d.0", minor+1)
+	}
+	fmt.Printf("api-check: ok, with breaking changes named in CHANGELOG.md (%s): the next release must be %s, not a patch\n", strings.Join(dedupe(c.breaks), ", "), next)
 	return nil
 }
 

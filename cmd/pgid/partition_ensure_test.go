@@ -6,12 +6,12 @@ import (
 	"testing"
 )
 
-// Issue 17, reproductions 2 and 4: a span the parser does not read exactly
-// is refused before anything reaches the server. "1M" was lower-cased into
-// one minute and dropped every past daily partition; "4294967297months"
-// wrapped through int32 into one month and dropped all but the last three
-// monthly partitions.
-func TestPartitionIssue17Spans(t *testing.T) {
+// partition ensure refuses a span the parser does not read exactly before
+// anything reaches the server (issue 17, reproductions 2 and 4). "1M" was
+// lower-cased into one minute and dropped every past daily partition;
+// "4294967297months" wrapped through int32 into one month and dropped all
+// but the last three monthly partitions.
+func TestPartitionEnsureInexactSpan(t *testing.T) {
 	dsn, conn := migratedDB(t)
 	ctx := context.Background()
 	if _, err := conn.Exec(ctx, `CREATE TABLE daily (id pgid.ulid PRIMARY KEY DEFAULT pgid.gen_ulid()) PARTITION BY RANGE (id);
