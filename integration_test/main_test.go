@@ -131,17 +131,13 @@ func withParam(dsn, key, value string) string { return pgtest.WithParam(dsn, key
 // ends.
 func connect(t testing.TB, dsn string, mode pgx.QueryExecMode) *pgx.Conn {
 	t.Helper()
-	cfg, err := pgx.ParseConfig(dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.DefaultQueryExecMode = mode
-	conn, err := pgx.ConnectConfig(context.Background(), cfg)
-	if err != nil {
-		t.Fatalf("connect: %v", err)
-	}
-	t.Cleanup(func() { conn.Close(context.Background()) })
-	return conn
+	return pgtest.Connect(t, dsn, mode)
+}
+
+// connectWith opens a connection to dsn whose session starts with params.
+func connectWith(t testing.TB, dsn string, params map[string]string) *pgx.Conn {
+	t.Helper()
+	return pgtest.ConnectWith(t, dsn, params)
 }
 
 // moduleVersion returns the version of module path this binary was built
@@ -202,3 +198,28 @@ func TestComposeImage(t *testing.T) {
 		t.Errorf("docker-compose.yml does not run %s, the image main_test.go's containerImage starts", containerImage)
 	}
 }
+
+// sqlState returns err's SQLSTATE, or "" if err is not a server error.
+func sqlState(err error) string { return pgtest.SQLState(err) }
+
+// withUser returns dsn connecting as role user (password: its name).
+func withUser(dsn, user string) string { return pgtest.WithUser(dsn, user) }
+
+// newRole creates a LOGIN role for t, dropped with what it owns in
+// owner's database when t ends.
+func newRole(t *testing.T, owner *pgx.Conn) string { return pgtest.NewRole(t, owner) }
+
+func mustExec(t testing.TB, conn *pgx.Conn, sql string, args ...any) {
+	t.Helper()
+	if _, err := conn.Exec(context.Background(), sql, args...); err != nil {
+		t.Fatalf("%s: %v", sql, err)
+	}
+}
+
+// functionList is testdata/functions.txt: every function in schema pgid
+// after Up, as regprocedure text, sorted bytewise. integration_test's
+// security tests read the same file.
+var functionList, functionListErr = pgtest.ReadList("../migrations/testdata/functions.txt")
+
+// pgidAllFunctions is the number of functions in schema pgid.
+var pgidAllFunctions = len(functionList)

@@ -212,7 +212,7 @@ func templateDB() (string, error) {
 		return template, tmplErr
 	}
 	tmplDone = true
-	template = "pgid_tmpl_" + randomHex(6)
+	template = "pgid_tmpl_" + RandomHex(6)
 	ctx, cancel := context.WithTimeout(context.Background(), findTimeout)
 	defer cancel()
 	if tmplErr = createTemplate(ctx, template); tmplErr != nil {
@@ -293,7 +293,7 @@ func EmptyDB(t testing.TB) string {
 
 func create(t testing.TB, tmpl string) string {
 	t.Helper()
-	name := "pgid_t_" + randomHex(6)
+	name := "pgid_t_" + RandomHex(6)
 	sql := "CREATE DATABASE " + pgx.Identifier{name}.Sanitize()
 	if tmpl != "" {
 		sql += " TEMPLATE " + pgx.Identifier{tmpl}.Sanitize()
@@ -381,9 +381,63 @@ func announce(line string) {
 	fmt.Fprintln(tty, line)
 }
 
-// randomHex returns n random bytes in hex; crypto/rand.Read does not fail.
-func randomHex(n int) string {
+// RandomHex returns n random bytes in hex, for names of databases and
+// roles (crypto/rand.Read does not fail).
+func RandomHex(n int) string {
 	b := make([]byte, n)
 	rand.Read(b)
 	return hex.EncodeToString(b)
+}
+
+// ReadList returns the lines of file that are neither empty nor comments
+// (#): a list two tests share, kept in testdata.
+func ReadList(file string) ([]string, error) {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return nil, fmt.Errorf("pgtest: read list: %w", err)
+	}
+	var lines []string
+	for _, l := range strings.Split(string(b), "\n") {
+		if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "#") {
+			lines = append(lines, l)
+		}
+	}
+	return lines, nil
+}
+
+// Connect opens a pgx connection to dsn whose queries run in mode, closed
+// when t ends.
+func Connect(t testing.TB, dsn string, mode pgx.QueryExecMode) *pgx.Conn {
+	t.Helper()
+	cfg, err := pgx.ParseConfig(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.DefaultQueryExecMode = mode
+	conn, err := pgx.ConnectConfig(context.Background(), cfg)
+	if err != nil {
+		t.Fatalf("connect: %v", err)
+	}
+	t.Cleanup(func() { conn.Close(context.Background()) })
+	return conn
+}
+
+// ConnectWith opens a connection to dsn whose session starts with params
+// (sent in the startup packet, so they hold before the first statement),
+// closed when t ends.
+func ConnectWith(t testing.TB, dsn string, params map[string]string) *pgx.Conn {
+	t.Helper()
+	cfg, err := pgx.ParseConfig(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range params {
+		cfg.RuntimeParams[k] = v
+	}
+	conn, err := pgx.ConnectConfig(context.Background(), cfg)
+	if err != nil {
+		t.Fatalf("connect with %v: %v", params, err)
+	}
+	t.Cleanup(func() { conn.Close(context.Background()) })
+	return conn
 }
