@@ -32,7 +32,7 @@ import (
 func TestPartitionSimulation120Days(t *testing.T) {
 	t.Parallel()
 	for _, kind := range []partition.Kind{partition.ULID, partition.ObjectID} {
-		t.Run(kind.String(), func(t *testing.T) { simulate(t, kind) })
+		t.Run(kind.String(), func(t *testing.T) { t.Parallel(); simulate(t, kind) })
 	}
 }
 
