@@ -6,6 +6,7 @@ require (
 	github.com/gofrs/uuid/v5 v5.5.1
 	github.com/google/uuid v1.6.0
 	github.com/jackc/pgx/v5 v5.12.0
+	github.com/pgid/pgid/internal/pgserver v0.5.0
 	github.com/oklog/ulid/v2 v2.1.2
 	github.com/pgid/pgid v0.5.0
 	github.com/rs/xid v1.6.0

@@ -5,6 +5,7 @@ go 1.25.0
 require (
 	github.com/golang-migrate/migrate/v4 v4.19.1
 	github.com/jackc/pgx/v5 v5.12.0
+	github.com/pgid/pgid/internal/pgserver v0.5.0
 	github.com/pgid/pgid v0.5.0
 	github.com/pressly/goose/v3 v3.26.0
 )

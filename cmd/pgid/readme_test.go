@@ -3,9 +3,10 @@ package main
 import (
 	"os"
 	"regexp"
-	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/pgid/pgid/internal/pgserver/pgtest"
 )
 
 // TestReadmeCommands keeps the README's shell blocks true: every pgid
@@ -28,18 +29,12 @@ func TestReadmeCommands(t *testing.T) {
 		}
 	}
 	// The sqlc section's commands run, as written, in sqlc/'s
-	// TestServiceOutsideTheRepository, listed there in readmeCommands.
-	src, err := os.ReadFile("../../sqlc/outside_test.go")
-	if err != nil {
-		t.Fatal(err)
+	// TestServiceOutsideTheRepository, listed in its testdata.
+	sqlcCommands, err := pgtest.ReadList("../../sqlc/testdata/readme_commands.txt")
+	if err != nil || len(sqlcCommands) == 0 {
+		t.Fatalf("sqlc's README commands: %d, %v", len(sqlcCommands), err)
 	}
-	_, list, _ := strings.Cut(string(src), "var readmeCommands = []string{\n")
-	list, _, _ = strings.Cut(list, "\n}")
-	for _, l := range strings.Split(list, "\n") {
-		c, err := strconv.Unquote(strings.TrimSuffix(strings.TrimSpace(l), ","))
-		if err != nil {
-			t.Fatalf("sqlc/outside_test.go readmeCommands: %q: %v", l, err)
-		}
+	for _, c := range sqlcCommands {
 		ci = append(ci, normalizeCommand(c))
 	}
 	blocks := regexp.MustCompile("(?s)```sh\n(.*?)```").FindAllStringSubmatch(string(readme), -1)
