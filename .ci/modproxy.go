@@ -56,8 +56,8 @@ import (
 // module's zip holds its go.sum, which holds the hashes of those).
 // Released: the library, internal/pgserver, cmd/pgid. sqlc is tagged only
 // because integration_test requires it; it is an example, not a supported
-// API.
-var tagged = []string{".", "internal/pgserver", "sqlc", "cmd/pgid"}
+// API. internal/pgserver comes first: the library's tests use its pgtest.
+var tagged = []string{"internal/pgserver", ".", "sqlc", "cmd/pgid"}
 
 const repoPath = "github.com/pgid/pgid"
 

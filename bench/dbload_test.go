@@ -3,7 +3,6 @@ package bench
 import (
 	"context"
 	crand "crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"os"
 	"strconv"
@@ -14,14 +13,11 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
+	"github.com/pgid/pgid/internal/pgserver/pgtest"
 	"github.com/pgid/pgid/objectidtype"
 	"github.com/pgid/pgid/ulidtype"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
-
-// defaultDBLoadDSN is the server BenchmarkDBLoad uses when DATABASE_URL is
-// not set: the service of the repository's docker-compose.yml.
-const defaultDBLoadDSN = "postgres://postgres:postgres@127.0.0.1:5432/postgres?sslmode=disable"
 
 // defaultDBLoadRows is the number of rows per load unless PGID_BENCH_ROWS
 // says otherwise.
@@ -130,10 +126,11 @@ func boxAll[T any](ids []T) []any {
 //
 //	cd bench && go test -run '^$' -bench DBLoad -benchtime 1x -timeout 30m .
 //
-// The server is DATABASE_URL or else defaultDBLoadDSN; without one the
-// benchmark skips, or fails if CI is set. Each run works in a database of its
-// own, created here and dropped at the end; the role needs CREATEDB, and the
-// server the pgstattuple extension (postgresql-contrib).
+// The server is the one every test of the repository finds
+// (internal/pgserver/pgtest: DATABASE_URL, the docker-compose DSN, else an
+// embedded PostgreSQL); without one the benchmark fails. Each run works in a
+// database of its own, created here and dropped at the end; the role needs
+// CREATEDB, and the server the pgstattuple extension (postgresql-contrib).
 //
 // Keys are generated, in generation order, before the timer starts; ns/op is
 // the CopyFrom alone, gen-ms/op the key generation, total-ms/op both.
@@ -226,47 +223,16 @@ func dbLoad(b *testing.B, conn *pgx.Conn, kind dbLoadKind, rows int) {
 // it.
 func dbLoadDatabase(b *testing.B) *pgx.Conn {
 	b.Helper()
-	dsn := os.Getenv("DATABASE_URL")
-	if dsn == "" {
-		dsn = defaultDBLoadDSN
-	}
+	dsn := pgtest.EmptyDB(b)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	admin, err := pgx.Connect(ctx, dsn)
+	conn, err := pgx.Connect(ctx, dsn)
 	if err != nil {
-		msg := fmt.Sprintf("no PostgreSQL server answers (set DATABASE_URL or start docker-compose.yml's service): %v", err)
-		if os.Getenv("CI") != "" {
-			b.Fatal(msg)
-		}
-		b.Skip(msg)
+		b.Fatalf("connect to the benchmark's database: %v", err)
 	}
-
-	var r [6]byte
-	crand.Read(r[:])
-	name := "pgid_bench_" + hex.EncodeToString(r[:])
-	ident := pgx.Identifier{name}.Sanitize()
-	if _, err := admin.Exec(ctx, "CREATE DATABASE "+ident); err != nil {
-		admin.Close(context.Background())
-		b.Fatalf("CREATE DATABASE %s: %v", name, err)
-	}
-	var conn *pgx.Conn
-	b.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
-		if conn != nil {
-			conn.Close(ctx)
-		}
-		if _, err := admin.Exec(ctx, "DROP DATABASE IF EXISTS "+ident+" WITH (FORCE)"); err != nil {
-			b.Errorf("DROP DATABASE %s: %v", name, err)
-		}
-		admin.Close(ctx)
-	})
-
-	cfg := admin.Config().Copy()
-	cfg.Database = name
-	if conn, err = pgx.ConnectConfig(ctx, cfg); err != nil {
-		b.Fatalf("connect to %s: %v", name, err)
-	}
+	// Registered after EmptyDB's: runs before the database is dropped.
+	b.Cleanup(func() { conn.Close(context.Background()) })
+	name := conn.Config().Database
 	if _, err := conn.Exec(ctx, "CREATE EXTENSION IF NOT EXISTS pgstattuple"); err != nil {
 		b.Fatalf("BenchmarkDBLoad needs the pgstattuple extension (in Debian's postgresql-contrib, "+
 			"created by a superuser) for leaf fill and leaf pages: %v", err)

@@ -6,13 +6,19 @@ import (
 	"crypto/rand"
 	"database/sql"
 	"database/sql/driver"
+	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"unicode/utf8"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/lib/pq"
 
+	"github.com/pgid/pgid/migrations"
 	"github.com/pgid/pgid/objectidtype"
+	"github.com/pgid/pgid/partition"
+	"github.com/pgid/pgid/tail"
 	"github.com/pgid/pgid/ulidtype"
 )
 
@@ -312,5 +318,26 @@ func TestLibPQStringIntoBytea(t *testing.T) {
 		if n != c.want {
 			t.Errorf("%T into bytea with lib/pq: %d bytes stored, want %d", c.v, n, c.want)
 		}
+	}
+}
+
+// migrations, partition and tail need pgx's database/sql driver: a *sql.DB
+// of lib/pq is refused with each package's error, naming pgx's driver. (The
+// packages' own tests check the same with a stand-in driver, pgtest's
+// ForeignDriver.)
+func TestLibPQRefused(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dsn := newDB(t, true)
+	mustExec(t, connect(t, dsn, pgx.QueryExecModeCacheStatement), "CREATE TABLE dbs (id pgid.objectid PRIMARY KEY) PARTITION BY RANGE (id)")
+	pq := openLibPQ(t, dsn)
+	if err := migrations.Up(ctx, pq); !errors.Is(err, migrations.ErrConn) || !strings.Contains(err.Error(), "pgx/v5/stdlib") {
+		t.Errorf("Up through lib/pq: %v, want ErrConn naming pgx's driver", err)
+	}
+	if _, err := partition.List(ctx, pq, "dbs"); !errors.Is(err, partition.ErrPlan) || !strings.Contains(err.Error(), "needs pgx's driver") {
+		t.Errorf("List over lib/pq: %v, want ErrPlan", err)
+	}
+	if err := tail.Disable(ctx, pq, "dbs"); err == nil || !strings.Contains(err.Error(), "pgx/v5/stdlib") {
+		t.Errorf("tail.Disable over lib/pq: %v, want an error naming pgx's driver", err)
 	}
 }

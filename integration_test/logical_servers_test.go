@@ -36,8 +36,13 @@ func lrBinaries(t testing.TB) string {
 		if err != nil || (cfg.Host != "127.0.0.1" && cfg.Host != "localhost" && cfg.Host != "::1" && !strings.HasPrefix(cfg.Host, "/")) {
 			return
 		}
+		conn, err := pgx.Connect(context.Background(), baseDSN)
+		if err != nil {
+			return
+		}
+		defer conn.Close(context.Background())
 		var bindir string
-		if err := admin.QueryRow(context.Background(), "SELECT setting FROM pg_config WHERE name = 'BINDIR'").Scan(&bindir); err != nil {
+		if err := conn.QueryRow(context.Background(), "SELECT setting FROM pg_config WHERE name = 'BINDIR'").Scan(&bindir); err != nil {
 			return
 		}
 		for _, p := range []string{"initdb", "postgres"} {

@@ -134,9 +134,9 @@ func lrPartitionsMonth(t *testing.T, pub, sub *lrServer) {
 	sub.exec(t, ddl)
 	start := time.Date(2026, 1, 5, 0, 0, 0, 0, time.UTC) // a Monday
 	day := func(d int) time.Time { return start.AddDate(0, 0, d) }
-	pubPlan := partition.Plan{Parent: "lr_events", Kind: partition.ULID, Every: partition.Day, Ahead: 2,
+	pubPlan := partition.Plan{Parent: "lr_events", Kind: partition.KindULID, Every: partition.Day, Ahead: 2,
 		Retain: partition.Span{Duration: 7 * 24 * time.Hour}}
-	subPlan := partition.Plan{Parent: "lr_events", Kind: partition.ULID, Every: partition.Week, Ahead: 1,
+	subPlan := partition.Plan{Parent: "lr_events", Kind: partition.KindULID, Every: partition.Week, Ahead: 1,
 		Retain: partition.Span{Duration: 14 * 24 * time.Hour}, Retire: partition.DetachConcurrentlyThenDrop}
 
 	var clock time.Time
@@ -225,8 +225,8 @@ func lrMissingPartition(t *testing.T, pub, sub *lrServer) {
 	pub.exec(t, ddl)
 	sub.exec(t, ddl)
 	base := time.Date(2026, 3, 2, 0, 0, 0, 0, time.UTC)
-	lrEnsure(t, pub, partition.Plan{Parent: "lr_gap", Kind: partition.ULID, Every: partition.Day, Ahead: 10, Now: base})
-	lrEnsure(t, sub, partition.Plan{Parent: "lr_gap", Kind: partition.ULID, Every: partition.Day, Now: base})
+	lrEnsure(t, pub, partition.Plan{Parent: "lr_gap", Kind: partition.KindULID, Every: partition.Day, Ahead: 10, Now: base})
+	lrEnsure(t, sub, partition.Plan{Parent: "lr_gap", Kind: partition.KindULID, Every: partition.Day, Now: base})
 	lrSubscribe(t, pub, sub, "lr_gap", "lr_gap")
 	at := func(d time.Duration) ulidtype.ULID { return ulidtype.MinAt(base.Add(d)) }
 	pub.exec(t, "INSERT INTO lr_gap VALUES ($1, 1)", at(time.Hour))
@@ -251,7 +251,7 @@ func lrMissingPartition(t *testing.T, pub, sub *lrServer) {
 	if sub.version >= 15 && errs-errsBefore < 2 {
 		t.Errorf("pg_stat_subscription_stats: %d errors, want the apply worker's retries", errs-errsBefore)
 	}
-	lrEnsure(t, sub, partition.Plan{Parent: "lr_gap", Kind: partition.ULID, Every: partition.Day, Now: base.Add(72 * time.Hour)})
+	lrEnsure(t, sub, partition.Plan{Parent: "lr_gap", Kind: partition.KindULID, Every: partition.Day, Now: base.Add(72 * time.Hour)})
 	lrWait(t, sub, "rows once the partition exists", 3, "SELECT count(*) FROM lr_gap")
 	counted := fmt.Sprintf("%d apply errors counted", errs-errsBefore)
 	if sub.version < 15 {
@@ -272,8 +272,8 @@ func lrDefaultPartition(t *testing.T, pub, sub *lrServer) {
 	sub.exec(t, ddl)
 	sub.exec(t, "CREATE TABLE lr_def_default PARTITION OF lr_def DEFAULT")
 	base := time.Date(2026, 4, 6, 0, 0, 0, 0, time.UTC)
-	plan := partition.Plan{Parent: "lr_def", Kind: partition.ULID, Every: partition.Day, Now: base}
-	lrEnsure(t, pub, partition.Plan{Parent: "lr_def", Kind: partition.ULID, Every: partition.Day, Ahead: 10, Now: base})
+	plan := partition.Plan{Parent: "lr_def", Kind: partition.KindULID, Every: partition.Day, Now: base}
+	lrEnsure(t, pub, partition.Plan{Parent: "lr_def", Kind: partition.KindULID, Every: partition.Day, Ahead: 10, Now: base})
 	lrEnsure(t, sub, plan)
 	lrSubscribe(t, pub, sub, "lr_def", "lr_def")
 	at := func(d time.Duration) ulidtype.ULID { return ulidtype.MinAt(base.Add(d)) }
@@ -286,7 +286,7 @@ func lrDefaultPartition(t *testing.T, pub, sub *lrServer) {
 	if _, err := partition.Ensure(ctx, sub.conn, plan); !errors.Is(err, partition.ErrDefaultHasRows) {
 		t.Fatalf("Ensure over the DEFAULT partition's row: %v, want ErrDefaultHasRows", err)
 	}
-	if rep := lrEnsure(t, sub, partition.Plan{Parent: "lr_def", Kind: partition.ULID, Every: partition.Day, Now: base}); rep.Default.Rows != 1 {
+	if rep := lrEnsure(t, sub, partition.Plan{Parent: "lr_def", Kind: partition.KindULID, Every: partition.Day, Now: base}); rep.Default.Rows != 1 {
 		t.Fatalf("Ensure's report of the DEFAULT partition: %+v, want 1 row", rep.Default)
 	}
 	tx, err := sub.conn.Begin(ctx)

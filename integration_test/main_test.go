@@ -16,28 +16,29 @@
 // Without any of them the package fails; it never skips. Each run creates a
 // template database with the migrations applied, and each test a database
 // copied from it; all of them are dropped again. The role needs CREATEDB.
+// internal/pgserver/pgtest does all this, for every module's tests.
+//
+// This module keeps what crosses drivers and modules: every driver path,
+// lib/pq, sqlc's generated code, upgrades from every shipped schema, the
+// README's blocks, search_path safety over every function. The database
+// tests of migrations, partition and tail are beside those packages.
 package integration_test
 
 import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"flag"
 	"fmt"
-	"net/url"
 	"os"
-	"path/filepath"
 	"runtime/debug"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
 	tcpostgres "github.com/testcontainers/testcontainers-go/modules/postgres"
 
-	"github.com/pgid/pgid/internal/pgserver"
+	"github.com/pgid/pgid/internal/pgserver/pgtest"
 	"github.com/pgid/pgid/migrations"
 )
 
@@ -47,106 +48,32 @@ import (
 const containerImage = "postgres:18-alpine"
 
 var (
-	baseDSN    string        // the server found, its maintenance database
-	serverInfo string        // what the log shows about the server and drivers
-	templateDB string        // database with the migrations applied
-	admin      *pgxpool.Pool // connections to baseDSN for CREATE/DROP DATABASE
+	baseDSN    string       // the server found, its maintenance database
+	serverInfo string       // what the log shows about the server and drivers
+	admin      pgtest.Admin // runs CREATE DATABASE / CREATE ROLE on baseDSN
 )
 
 func TestMain(m *testing.M) {
-	os.Exit(run(m))
-}
-
-func run(m *testing.M) int {
-	flag.Parse() // for testing.Verbose in announce
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-
-	dsn, source, cleanup, err := findServer(ctx)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "integration_test: FAIL:", err)
-		return 1
-	}
-	defer cleanup()
-	baseDSN = dsn
-
-	cfg, err := pgxpool.ParseConfig(dsn)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "integration_test: FAIL: parse DSN:", err)
-		return 1
-	}
-	cfg.MaxConns = 4
-	admin, err = pgxpool.NewWithConfig(ctx, cfg)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "integration_test: FAIL: connect:", err)
-		return 1
-	}
-	defer admin.Close()
-
-	var version string
-	if err := admin.QueryRow(ctx, "SELECT version()").Scan(&version); err != nil {
-		fmt.Fprintln(os.Stderr, "integration_test: FAIL: SELECT version():", err)
-		return 1
-	}
-	serverInfo = fmt.Sprintf("server (%s): %s; pgx %s; lib/pq %s; testcontainers-go %s",
-		source, version, moduleVersion("github.com/jackc/pgx/v5"), moduleVersion("github.com/lib/pq"),
-		moduleVersion("github.com/testcontainers/testcontainers-go"))
-	fmt.Println("integration_test:", serverInfo)
-	announce("integration_test: " + serverInfo + "\n" +
-		"integration_test: all of this package takes about 2 minutes; go test prints its result when it ends " +
-		"(go run ./integration_test/cmd/suite shows progress)")
-
-	templateDB = "pgid_tmpl_" + randomHex(6)
-	if err := createTemplate(ctx, templateDB); err != nil {
-		fmt.Fprintln(os.Stderr, "integration_test: FAIL: template database:", err)
-		dropDatabase(context.Background(), templateDB)
-		return 1
-	}
-	defer dropDatabase(context.Background(), templateDB)
-
-	return m.Run()
-}
-
-// announce writes line to the terminal, if there is one, when go test
-// would not show it until the package ends: go test buffers a test
-// binary's stdout and stderr both (without -v, or with -v and several
-// packages) and shows nothing of a package that passes without -v, so what
-// TestMain prints about the server would otherwise appear only at the end,
-// if at all. Under -v or -json (the suite command) the output is already
-// streamed or shown; without a controlling terminal (CI) there is nowhere
-// to write, and nothing is written.
-func announce(line string) {
-	if testing.Verbose() || os.Getenv("PGID_INNER_GO_TEST") != "" { // cache_test.go's go test
-		return
-	}
-	tty, err := os.OpenFile("/dev/tty", os.O_WRONLY, 0)
-	if err != nil {
-		return
-	}
-	defer tty.Close()
-	fmt.Fprintln(tty, line)
-}
-
-// findServer returns the DSN of a PostgreSQL server that answers, where it
-// came from, and a function that releases it: pgserver.Find, with
-// testcontainers-go as its test-only step 3.
-func findServer(ctx context.Context) (dsn, source string, cleanup func(), err error) {
-	s, err := pgserver.Find(ctx, pgserver.Options{
+	os.Exit(pgtest.Main(m, pgtest.Options{
+		Name:     "integration_test",
+		Setup:    func(ctx context.Context, conn *pgx.Conn) error { return migrations.Up(ctx, conn) },
 		Hook:     startContainer,
 		HookName: "a Docker engine for testcontainers-go to start " + containerImage,
-		Embedded: pgserver.EmbeddedOptions{Logf: func(format string, args ...any) {
-			fmt.Fprintf(os.Stderr, format+"\n", args...)
-			announce("integration_test: " + fmt.Sprintf(format, args...))
-		}},
-	})
-	if err != nil {
-		return "", "", nil, err
-	}
-	return s.DSN, s.Description, func() {
-		if err := s.Close(); err != nil {
-			fmt.Fprintln(os.Stderr, "integration_test: stop server:", err)
-		}
-	}, nil
+		Eager:    true,
+		Started:  started,
+	}))
+}
+
+// started prints which server and drivers the tests run against, first.
+func started(s *pgtest.Server) {
+	baseDSN = s.DSN
+	serverInfo = fmt.Sprintf("server (%s): %s; pgx %s; lib/pq %s; testcontainers-go %s",
+		s.Description, s.Version, moduleVersion("github.com/jackc/pgx/v5"), moduleVersion("github.com/lib/pq"),
+		moduleVersion("github.com/testcontainers/testcontainers-go"))
+	fmt.Println("integration_test:", serverInfo)
+	pgtest.Announce("integration_test: " + serverInfo + "\n" +
+		"integration_test: all of this package takes about 2 minutes; go test prints its result when it ends " +
+		"(go run ./integration_test/cmd/suite shows progress)")
 }
 
 // startContainer is pgserver's step 3: a containerImage container started
@@ -173,17 +100,17 @@ func startContainer(ctx context.Context) (dsn, source string, cleanup func(), er
 	return "", "", nil, err
 }
 
-// createTemplate creates database name and applies the migrations to it.
-func createTemplate(ctx context.Context, name string) error {
-	if _, err := admin.Exec(ctx, "CREATE DATABASE "+pgx.Identifier{name}.Sanitize()); err != nil {
-		return err
+// serverChoice lists what decides which server the tests run against.
+var serverChoice = pgtest.ServerChoice()
+
+// newDB creates a database for t from the migrated template (migrated:
+// true) or an empty one, drops it when t ends, and returns its DSN.
+func newDB(t testing.TB, migrated bool) string {
+	t.Helper()
+	if migrated {
+		return pgtest.DB(t)
 	}
-	conn, err := pgx.Connect(ctx, dsnFor(name))
-	if err != nil {
-		return err
-	}
-	defer conn.Close(ctx)
-	return migrations.Up(ctx, conn)
+	return pgtest.EmptyDB(t)
 }
 
 // dropDatabase drops name, disconnecting whoever is still connected.
@@ -194,91 +121,23 @@ func dropDatabase(ctx context.Context, name string) error {
 	return err
 }
 
-// serverChoice lists what decides which server the tests run against.
-var serverChoice = []string{pgserver.EnvDatabaseURL, pgserver.EnvMode, pgserver.EnvBinaries, pgserver.EnvCache, pgserver.EnvSource, pgserver.EnvUser, "TMPDIR"}
-
-var recordOnce sync.Once
-
-// recordServerChoice reads the server choice again once tests run. go test
-// caches a result on the environment variables and files the tests read,
-// but only from m.Run on: what TestMain read before it to find the server
-// is not recorded, so without this a run with PGID_POSTGRES=embedded
-// reported the DATABASE_URL run's "ok (cached)".
-func recordServerChoice() {
-	recordOnce.Do(func() {
-		for _, k := range serverChoice {
-			os.Getenv(k)
-		}
-		if d := os.Getenv(pgserver.EnvBinaries); d != "" {
-			for _, b := range []string{"initdb", "postgres"} {
-				os.Stat(filepath.Join(d, "bin", b))
-			}
-		}
-	})
-}
-
-// newDB creates a database for t from the migrated template (migrated:
-// true) or an empty one, drops it when t ends, and returns its DSN.
-func newDB(t testing.TB, migrated bool) string {
-	t.Helper()
-	recordServerChoice()
-	name := "pgid_t_" + randomHex(6)
-	sql := "CREATE DATABASE " + pgx.Identifier{name}.Sanitize()
-	if migrated {
-		sql += " TEMPLATE " + pgx.Identifier{templateDB}.Sanitize()
-	}
-	if _, err := admin.Exec(context.Background(), sql); err != nil {
-		t.Fatalf("create test database: %v", err)
-	}
-	t.Cleanup(func() {
-		if err := dropDatabase(context.Background(), name); err != nil {
-			t.Errorf("drop test database %s: %v", name, err)
-		}
-	})
-	return dsnFor(name)
-}
-
-// dsnFor returns baseDSN pointing at database name, in URL or key=value form
-// as baseDSN is written.
-func dsnFor(name string) string {
-	if strings.Contains(baseDSN, "://") {
-		u, err := url.Parse(baseDSN)
-		if err == nil {
-			u.Path = "/" + name
-			return u.String()
-		}
-	}
-	return baseDSN + " dbname=" + name
-}
+// dsnFor returns baseDSN pointing at database name.
+func dsnFor(name string) string { return pgtest.DSNFor(baseDSN, name) }
 
 // withParam appends a connection parameter to a DSN in either form.
-func withParam(dsn, key, value string) string {
-	if strings.Contains(dsn, "://") {
-		sep := "?"
-		if strings.Contains(dsn, "?") {
-			sep = "&"
-		}
-		return dsn + sep + url.QueryEscape(key) + "=" + url.QueryEscape(value)
-	}
-	return dsn + " " + key + "=" + value
-}
+func withParam(dsn, key, value string) string { return pgtest.WithParam(dsn, key, value) }
 
 // connect opens a pgx connection to dsn with the given mode, closed when t
 // ends.
 func connect(t testing.TB, dsn string, mode pgx.QueryExecMode) *pgx.Conn {
 	t.Helper()
-	recordServerChoice()
-	cfg, err := pgx.ParseConfig(dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.DefaultQueryExecMode = mode
-	conn, err := pgx.ConnectConfig(context.Background(), cfg)
-	if err != nil {
-		t.Fatalf("connect: %v", err)
-	}
-	t.Cleanup(func() { conn.Close(context.Background()) })
-	return conn
+	return pgtest.Connect(t, dsn, mode)
+}
+
+// connectWith opens a connection to dsn whose session starts with params.
+func connectWith(t testing.TB, dsn string, params map[string]string) *pgx.Conn {
+	t.Helper()
+	return pgtest.ConnectWith(t, dsn, params)
 }
 
 // moduleVersion returns the version of module path this binary was built
@@ -339,3 +198,28 @@ func TestComposeImage(t *testing.T) {
 		t.Errorf("docker-compose.yml does not run %s, the image main_test.go's containerImage starts", containerImage)
 	}
 }
+
+// sqlState returns err's SQLSTATE, or "" if err is not a server error.
+func sqlState(err error) string { return pgtest.SQLState(err) }
+
+// withUser returns dsn connecting as role user (password: its name).
+func withUser(dsn, user string) string { return pgtest.WithUser(dsn, user) }
+
+// newRole creates a LOGIN role for t, dropped with what it owns in
+// owner's database when t ends.
+func newRole(t *testing.T, owner *pgx.Conn) string { return pgtest.NewRole(t, owner) }
+
+func mustExec(t testing.TB, conn *pgx.Conn, sql string, args ...any) {
+	t.Helper()
+	if _, err := conn.Exec(context.Background(), sql, args...); err != nil {
+		t.Fatalf("%s: %v", sql, err)
+	}
+}
+
+// functionList is testdata/functions.txt: every function in schema pgid
+// after Up, as regprocedure text, sorted bytewise. integration_test's
+// security tests read the same file.
+var functionList, functionListErr = pgtest.ReadList("../migrations/testdata/functions.txt")
+
+// pgidAllFunctions is the number of functions in schema pgid.
+var pgidAllFunctions = len(functionList)

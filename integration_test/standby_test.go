@@ -23,6 +23,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/pgid/pgid/internal/pgserver"
+	"github.com/pgid/pgid/internal/pgserver/pgtest"
 	"github.com/pgid/pgid/migrations"
 	"github.com/pgid/pgid/objectidtype"
 	"github.com/pgid/pgid/tail"
@@ -35,7 +36,7 @@ import (
 // their DSNs.
 func sbPair(t *testing.T, primarySettings, standbySettings []string) (primary, standby string) {
 	t.Helper()
-	recordServerChoice()
+	pgtest.ServerDSN(t) // go test caches on the server choice: record it
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	began := time.Now()

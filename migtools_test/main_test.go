@@ -3,63 +3,31 @@ package migtools_test
 import (
 	"bufio"
 	"context"
-	"crypto/rand"
 	"database/sql"
-	"encoding/hex"
-	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
-	"github.com/jackc/pgx/v5"
 	_ "github.com/jackc/pgx/v5/stdlib" // database/sql driver "pgx"
 
+	"github.com/pgid/pgid/internal/pgserver/pgtest"
 	"github.com/pgid/pgid/migrations"
 )
 
-// baseDSN is the server the tests create their databases on.
-func baseDSN() string {
-	if s := os.Getenv("DATABASE_URL"); s != "" {
-		return s
-	}
-	return "postgres://postgres:postgres@127.0.0.1:5432/postgres?sslmode=disable"
+// TestMain gives the tests their server and scratch databases
+// (internal/pgserver/pgtest: DATABASE_URL, the docker-compose DSN, else an
+// embedded PostgreSQL).
+func TestMain(m *testing.M) {
+	os.Exit(pgtest.Main(m, pgtest.Options{Name: "migtools_test"}))
 }
 
 // scratchDB creates an empty database, dropped when t ends, and returns
-// its URL.
+// its DSN.
 func scratchDB(t *testing.T) string {
 	t.Helper()
-	ctx := context.Background()
-	admin, err := pgx.Connect(ctx, baseDSN())
-	if err != nil {
-		t.Fatalf("connect to %s (set DATABASE_URL): %v", baseDSN(), err)
-	}
-	defer admin.Close(ctx)
-	b := make([]byte, 6)
-	rand.Read(b)
-	name := "pgid_mt_" + hex.EncodeToString(b)
-	if _, err := admin.Exec(ctx, "CREATE DATABASE "+name); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		c, err := pgx.Connect(context.Background(), baseDSN())
-		if err != nil {
-			t.Error(err)
-			return
-		}
-		defer c.Close(context.Background())
-		if _, err := c.Exec(context.Background(), "DROP DATABASE "+name+" WITH (FORCE)"); err != nil {
-			t.Errorf("drop %s: %v", name, err)
-		}
-	})
-	u, err := url.Parse(baseDSN())
-	if err != nil {
-		t.Fatal(err)
-	}
-	u.Path = "/" + name
-	return u.String()
+	return pgtest.EmptyDB(t)
 }
 
 func openDB(t *testing.T, dsn string) *sql.DB {

@@ -2,88 +2,30 @@ package ormtest
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
-	"net/url"
 	"os"
-	"strings"
 	"testing"
-	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/pgid/pgid/internal/pgserver"
+	"github.com/pgid/pgid/internal/pgserver/pgtest"
 	"github.com/pgid/pgid/migrations"
 )
 
-// baseDSN is the server's DSN; admin is a connection to it that creates
-// and drops the tests' databases.
-var (
-	baseDSN string
-	admin   *pgx.Conn
-)
-
-func TestMain(m *testing.M) { os.Exit(run(m)) }
-
-func run(m *testing.M) int {
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	s, err := pgserver.Find(ctx, pgserver.Options{
-		Embedded: pgserver.EmbeddedOptions{Logf: func(format string, args ...any) {
-			fmt.Fprintf(os.Stderr, "orm_test: "+format+"\n", args...)
-		}},
-	})
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "orm_test: FAIL: no PostgreSQL:", err)
-		return 1
-	}
-	defer s.Close()
-	baseDSN = s.DSN
-	if admin, err = pgx.Connect(ctx, baseDSN); err != nil {
-		fmt.Fprintln(os.Stderr, "orm_test: FAIL: connect:", err)
-		return 1
-	}
-	defer admin.Close(context.Background())
-	return m.Run()
+// TestMain gives the tests their server and scratch databases
+// (internal/pgserver/pgtest: DATABASE_URL, the docker-compose DSN, else an
+// embedded PostgreSQL), each a copy of a template with pgid's schema.
+func TestMain(m *testing.M) {
+	os.Exit(pgtest.Main(m, pgtest.Options{
+		Name:  "orm_test",
+		Setup: func(ctx context.Context, conn *pgx.Conn) error { return migrations.Up(ctx, conn) },
+	}))
 }
 
 // newDB creates a scratch database with pgid's schema applied (the ORMs
 // build pgid.objectid columns), drops it when t ends, and returns its DSN.
 func newDB(t *testing.T) string {
 	t.Helper()
-	ctx := context.Background()
-	b := make([]byte, 6)
-	rand.Read(b)
-	name := "pgid_orm_" + hex.EncodeToString(b)
-	if _, err := admin.Exec(ctx, "CREATE DATABASE "+name); err != nil {
-		t.Fatalf("create test database: %v", err)
-	}
-	t.Cleanup(func() {
-		if _, err := admin.Exec(context.Background(), "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)"); err != nil {
-			t.Errorf("drop test database %s: %v", name, err)
-		}
-	})
-	dsn := dsnFor(name)
-	conn, err := pgx.Connect(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	if err := migrations.Up(ctx, conn); err != nil {
-		t.Fatalf("migrations.Up: %v", err)
-	}
-	return dsn
-}
-
-// dsnFor returns baseDSN with its database replaced by name.
-func dsnFor(name string) string {
-	if strings.Contains(baseDSN, "://") {
-		if u, err := url.Parse(baseDSN); err == nil {
-			u.Path = "/" + name
-			return u.String()
-		}
-	}
-	return baseDSN + " dbname=" + name
+	return pgtest.DB(t)
 }
 
 // columnTypes returns table's columns and their types as format_type

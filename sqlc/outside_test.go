@@ -1,7 +1,6 @@
 package sqlc
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -9,9 +8,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/jackc/pgx/v5"
+	"github.com/pgid/pgid/internal/pgserver/pgtest"
 )
 
 // TestServiceOutsideTheRepository does what the README's sqlc section tells
@@ -27,7 +25,6 @@ func TestServiceOutsideTheRepository(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds sqlc and a service module: minutes on a cold cache")
 	}
-	readmeCommands := readReadmeCommands(t)
 	root, err := filepath.Abs("..")
 	if err != nil {
 		t.Fatal(err)
@@ -72,6 +69,12 @@ func TestServiceOutsideTheRepository(t *testing.T) {
 		cmd.Env = append(os.Environ(), path...)
 		out, err := cmd.CombinedOutput()
 		return string(out), err
+	}
+	// The README's commands, listed in testdata (cmd/pgid's
+	// TestReadmeCommands reads the list too).
+	readmeCommands, err := pgtest.ReadList("testdata/readme_commands.txt")
+	if err != nil || len(readmeCommands) != 3 {
+		t.Fatalf("testdata/readme_commands.txt: %d commands, %v; want 3", len(readmeCommands), err)
 	}
 	for _, line := range readmeCommands[:2] {
 		if out, err := sh(line); err != nil {
@@ -122,61 +125,13 @@ func TestServiceOutsideTheRepository(t *testing.T) {
 		}
 	}
 
-	dsn := scratchDatabase(t)
+	dsn := pgtest.EmptyDB(t)
 	run(svc, nil, pgidBin, "migrate", "--database-url", dsn)
 	run(svc, alone, "go", "mod", "tidy")
 	out := run(svc, append(alone, "DATABASE_URL="+dsn), "go", "test", "-count=1", "-v", ".")
 	if !strings.Contains(out, "--- PASS: TestOrders") {
 		t.Errorf("the service's test did not pass:\n%s", out)
 	}
-}
-
-// readReadmeCommands returns the commands of the README's sqlc section,
-// run above as written, from testdata/readme_commands.txt (one a line, #
-// comments): the two pgid commands, then the grep. cmd/pgid's
-// TestReadmeCommands reads the same file and accepts them because they are
-// there.
-func readReadmeCommands(t *testing.T) []string {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", "readme_commands.txt"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var cmds []string
-	for _, l := range strings.Split(string(b), "\n") {
-		if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "#") {
-			cmds = append(cmds, l)
-		}
-	}
-	if len(cmds) != 3 {
-		t.Fatalf("testdata/readme_commands.txt: %d commands, want 3 (pgid schema, pgid schema --check, grep)", len(cmds))
-	}
-	return cmds
-}
-
-// scratchDatabase creates an empty database and returns its URL; it is
-// dropped when the test ends.
-func scratchDatabase(t *testing.T) string {
-	t.Helper()
-	dsn := os.Getenv("DATABASE_URL")
-	if dsn == "" {
-		dsn = "postgres://postgres:postgres@127.0.0.1:5432/postgres?sslmode=disable"
-	}
-	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, dsn)
-	if err != nil {
-		t.Fatalf("no PostgreSQL at DATABASE_URL (%v): this test needs one", err)
-	}
-	name := fmt.Sprintf("pgid_svc_%d", time.Now().UnixNano())
-	if _, err := conn.Exec(ctx, "CREATE DATABASE "+name); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		conn.Exec(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")
-		conn.Close(ctx)
-	})
-	cfg := conn.Config()
-	return fmt.Sprintf("postgres://%s:%s@%s:%d/%s?sslmode=disable", cfg.User, cfg.Password, cfg.Host, cfg.Port, name)
 }
 
 const svcSchema = `CREATE TABLE orders (
@@ -240,13 +195,11 @@ sql:
 const svcTest = `package svc
 
 import (
-	"context"
 	"database/sql"
 	"os"
 	"testing"
-	"time"
 
-	"github.com/jackc/pgx/v5"
+	"github.com/pgid/pgid/internal/pgserver/pgtest"
 	_ "github.com/jackc/pgx/v5/stdlib"
 
 	"example.com/svc/store"

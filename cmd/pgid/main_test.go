@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"net/url"
 	"os"
 	"os/exec"
 	"regexp"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/pgid/pgid/internal/pgserver/pgtest"
 	"github.com/pgid/pgid/migrations"
 	"github.com/pgid/pgid/objectidtype"
 	"github.com/pgid/pgid/ulidtype"
@@ -356,22 +356,18 @@ func TestRange(t *testing.T) {
 	}
 }
 
-// serverDSN is the PostgreSQL the database tests use: DATABASE_URL, else
-// the local cluster. They fail, never skip, without one.
+// TestMain gives the database tests their server (internal/pgserver/pgtest:
+// DATABASE_URL, the docker-compose DSN, else an embedded PostgreSQL) and
+// scratch databases; the CLI's own migrate applies pgid's schema to them.
+func TestMain(m *testing.M) {
+	os.Exit(pgtest.Main(m, pgtest.Options{Name: "cmd/pgid"}))
+}
+
+// serverDSN is the PostgreSQL the database tests use. They fail, never
+// skip, without one.
 func serverDSN(t *testing.T) string {
 	t.Helper()
-	dsn := os.Getenv("DATABASE_URL")
-	if dsn == "" {
-		dsn = "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable"
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	conn, err := pgx.Connect(ctx, dsn)
-	if err != nil {
-		t.Fatalf("the database tests need a PostgreSQL at DATABASE_URL or %s: %v", dsn, err)
-	}
-	conn.Close(ctx)
-	return dsn
+	return pgtest.ServerDSN(t)
 }
 
 // migratedDB is scratchDB with pgid's migrations applied through the CLI,
@@ -390,31 +386,8 @@ func migratedDB(t *testing.T) (string, *pgx.Conn) {
 
 // scratchDB creates a database dropped when t ends and returns its DSN.
 func scratchDB(t *testing.T) string {
-	dsn := serverDSN(t)
-	ctx := context.Background()
-	admin, err := pgx.Connect(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	name := fmt.Sprintf("pgid_cli_test_%d", time.Now().UnixNano())
-	if _, err := admin.Exec(ctx, "CREATE DATABASE "+name); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		admin.Exec(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")
-		admin.Close(ctx)
-	})
-	// The server's DSN with the database swapped, so a password and other
-	// parameters in DATABASE_URL carry over.
-	if strings.Contains(dsn, "://") {
-		u, err := url.Parse(dsn)
-		if err != nil {
-			t.Fatal(err)
-		}
-		u.Path = "/" + name
-		return u.String()
-	}
-	return dsn + " dbname=" + name
+	t.Helper()
+	return pgtest.EmptyDB(t)
 }
 
 func TestMigrate(t *testing.T) {

@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/pgid/pgid/internal/pgserver/pgtest"
 )
 
 // TestReadmeCommands keeps the README's shell blocks true: every pgid
@@ -27,24 +29,16 @@ func TestReadmeCommands(t *testing.T) {
 		}
 	}
 	// The sqlc section's commands run, as written, in sqlc/'s
-	// TestServiceOutsideTheRepository, which reads them from this file.
-	const sqlcCommands = "../../sqlc/testdata/readme_commands.txt"
-	list, err := os.ReadFile(sqlcCommands)
-	if err != nil {
-		t.Fatal(err)
+	// TestServiceOutsideTheRepository, listed in its testdata.
+	sqlcCommands, err := pgtest.ReadList("../../sqlc/testdata/readme_commands.txt")
+	if err != nil || len(sqlcCommands) == 0 {
+		t.Fatalf("sqlc's README commands: %d, %v", len(sqlcCommands), err)
 	}
-	n := 0
-	for _, l := range strings.Split(string(list), "\n") {
-		if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "#") {
-			ci = append(ci, normalizeCommand(l))
-			n++
-		}
-	}
-	if n == 0 {
-		t.Fatalf("%s lists no commands", sqlcCommands)
+	for _, c := range sqlcCommands {
+		ci = append(ci, normalizeCommand(c))
 	}
 	blocks := regexp.MustCompile("(?s)```sh\n(.*?)```").FindAllStringSubmatch(string(readme), -1)
-	n = 0
+	n := 0
 	for _, b := range blocks {
 		for _, line := range strings.Split(b[1], "\n") {
 			line = strings.TrimSpace(line)

@@ -120,7 +120,8 @@ loop:
 // slowParts says where go test work spends its time, measured on a loaded
 // 2-core machine (the issue-29 note has the numbers).
 const slowParts = `suite: slow parts: compiling every module's tests first (about a minute with a warm build cache, several cold);
-  integration_test (about 2 min: 120+ tests against the server), internal/pgserver (about 1 min: starts embedded servers),
+  integration_test and partition (about 2 min each against the server), tail and migrations (about 1 min each),
+  internal/pgserver (about 1 min: starts embedded servers),
   sqlc (TestServiceOutsideTheRepository builds sqlc and a service module: minutes on a cold cache).`
 
 // readEvents decodes go test -json's lines into events; a line that is not
@@ -140,17 +141,18 @@ func readEvents(r io.Reader, events chan<- event, w io.Writer) error {
 }
 
 // whichServer says which PostgreSQL the database tests will use, in the
-// order internal/pgserver.Find tries (integration_test), without starting
-// one: a server that answers is asked its version.
+// order internal/pgserver.Find tries (every module's tests find it through
+// internal/pgserver/pgtest; only integration_test has the testcontainers-go
+// step), without starting one: a server that answers is asked its version.
 func whichServer(ctx context.Context, getenv func(string) string) string {
-	others := "cmd/pgid, sqlc and bench use DATABASE_URL, else 127.0.0.1:5432"
+	others := "each test binary finds its own, the same way"
 	switch getenv(pgserver.EnvMode) {
 	case "embedded":
 		bins := "PostgreSQL " + pgserver.EmbeddedVersion + ", downloaded once into the cache (" + pgserver.EnvCache + ")"
 		if d := getenv(pgserver.EnvBinaries); d != "" {
 			bins = "the binaries in " + pgserver.EnvBinaries + "=" + d
 		}
-		return fmt.Sprintf("%s=embedded: integration_test starts an embedded server from %s; %s", pgserver.EnvMode, bins, others)
+		return fmt.Sprintf("%s=embedded: integration_test starts an embedded server from %s, and so does every other test binary with database tests", pgserver.EnvMode, bins)
 	case "", "auto":
 	default:
 		return fmt.Sprintf("%s=%q is neither embedded nor auto: integration_test will fail", pgserver.EnvMode, getenv(pgserver.EnvMode))
@@ -159,11 +161,12 @@ func whichServer(ctx context.Context, getenv func(string) string) string {
 		return fmt.Sprintf("DATABASE_URL, %s (every package's database tests use it)", version(ctx, dsn))
 	}
 	if v := version(ctx, pgserver.ComposeDSN); !strings.Contains(v, "does not answer") {
-		return fmt.Sprintf("DATABASE_URL is unset; the docker-compose DSN, %s; %s", v, others)
+		return fmt.Sprintf("DATABASE_URL is unset; the docker-compose DSN, %s (every package's database tests use it)", v)
 	}
 	return "DATABASE_URL is unset and nothing answers at the docker-compose DSN: integration_test tries " +
 		"testcontainers-go (a Docker engine), then starts an embedded PostgreSQL " + pgserver.EmbeddedVersion +
-		" (downloaded once, or " + pgserver.EnvBinaries + "=DIR); " + others + ", and fail without it"
+		" (downloaded once, or " + pgserver.EnvBinaries + "=DIR); the other packages with database tests " +
+		"(migrations, partition, tail, cmd/pgid, sqlc, orm_test, migtools_test, bench) start an embedded one each; " + others
 }
 
 // version returns "PostgreSQL 15.20 at host:port" for dsn, or says that

@@ -1,4 +1,4 @@
-package integration_test
+package partition_test
 
 import (
 	"context"
@@ -12,8 +12,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	_ "github.com/jackc/pgx/v5/stdlib"
-	_ "github.com/lib/pq"
 
+	"github.com/pgid/pgid/internal/pgserver/pgtest"
 	"github.com/pgid/pgid/objectidtype"
 	"github.com/pgid/pgid/partition"
 	"github.com/pgid/pgid/ulidtype"
@@ -113,25 +113,6 @@ func TestPartitionIssue17StandardConformingStrings(t *testing.T) {
 	if _, err := setup.Exec(ctx, "INSERT INTO scs_u VALUES ($1)", ulidtype.MinAt(day(23, 12*time.Hour))); err != nil {
 		t.Errorf("a ULID of the 23rd: %v", err)
 	}
-}
-
-// connectWith opens a connection to dsn whose session starts with params
-// (sent in the startup packet, so they hold before the first statement).
-func connectWith(t testing.TB, dsn string, params map[string]string) *pgx.Conn {
-	t.Helper()
-	cfg, err := pgx.ParseConfig(dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for k, v := range params {
-		cfg.RuntimeParams[k] = v
-	}
-	conn, err := pgx.ConnectConfig(context.Background(), cfg)
-	if err != nil {
-		t.Fatalf("connect with %v: %v", params, err)
-	}
-	t.Cleanup(func() { conn.Close(context.Background()) })
-	return conn
 }
 
 // Retention with foreign keys acts as a DELETE of the expired rows would:
@@ -279,7 +260,7 @@ func TestPartitionDB(t *testing.T) {
 			return partition.Expired(ctx, sconn, "dbs", retain, at)
 		})
 
-	pq, err := sql.Open("postgres", dsn)
+	pq, err := sql.Open(pgtest.ForeignDriver, dsn) // lib/pq in integration_test
 	if err != nil {
 		t.Fatal(err)
 	}

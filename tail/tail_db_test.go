@@ -1,4 +1,4 @@
-package integration_test
+package tail_test
 
 import (
 	"context"
@@ -479,9 +479,24 @@ func TestTailLeastPrivilege(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The commit happens before the blocker's connection is closed (the
-	// cleanup connect registered): the test waits for it.
+	// cleanup connect registered): the test waits for it. It waits for the
+	// reader's first statement (a session of role), and holds the xid for
+	// at least 2 s while the writers commit rows behind it.
+	watch := connect(t, dsn, pgx.QueryExecModeCacheStatement)
 	committed := make(chan error, 1)
-	go func() { time.Sleep(2 * time.Second); committed <- tx.Commit(ctx) }()
+	go func() {
+		hold := time.After(2 * time.Second)
+		readerSeen := func() bool {
+			var seen bool
+			err := watch.QueryRow(ctx, "SELECT EXISTS (SELECT FROM pg_catalog.pg_stat_activity WHERE usename = $1 AND query <> '')", role).Scan(&seen)
+			return err == nil && seen
+		}
+		for deadline := time.Now().Add(time.Minute); !readerSeen() && time.Now().Before(deadline); {
+			time.Sleep(20 * time.Millisecond)
+		}
+		<-hold
+		committed <- tx.Commit(ctx)
+	}()
 	t.Cleanup(func() {
 		if err := <-committed; err != nil {
 			t.Errorf("commit of the blocking transaction: %v", err)
@@ -719,6 +734,20 @@ func TestTailPreparedTransactions(t *testing.T) {
 		}
 		return ids
 	}
+	// readN reads until tl has delivered n rows, or d has passed.
+	readN := func(tl *tail.Tailer[ulidtype.ULID], n int, d time.Duration) []ulidtype.ULID {
+		var ids []ulidtype.ULID
+		for end := time.Now().Add(d); len(ids) < n && time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
+			rows, err := tl.Next(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, r := range rows {
+				ids = append(ids, r.ID)
+			}
+		}
+		return ids
+	}
 	t1, err := tail.New(conn, tail.Config[ulidtype.ULID]{Table: "ev"})
 	if err != nil {
 		t.Fatal(err)
@@ -740,10 +769,10 @@ func TestTailPreparedTransactions(t *testing.T) {
 		t.Fatalf("a new Tailer delivered %v while a transaction was prepared", got)
 	}
 	mustExec(t, conn, "COMMIT PREPARED '"+gid+"'")
-	if got := read(t1, 1500*time.Millisecond); !slices.Equal(got, []ulidtype.ULID{x1, x2}) {
+	if got := readN(t1, 2, 30*time.Second); !slices.Equal(got, []ulidtype.ULID{x1, x2}) {
 		t.Errorf("after COMMIT PREPARED: %v, want %v", got, []ulidtype.ULID{x1, x2})
 	}
-	if got := read(t2, 1500*time.Millisecond); !slices.Equal(got, []ulidtype.ULID{x1, x2}) {
+	if got := readN(t2, 2, 30*time.Second); !slices.Equal(got, []ulidtype.ULID{x1, x2}) {
 		t.Errorf("the new Tailer after COMMIT PREPARED: %v, want %v", got, []ulidtype.ULID{x1, x2})
 	}
 }

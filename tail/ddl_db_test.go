@@ -1,4 +1,4 @@
-package integration_test
+package tail_test
 
 import (
 	"context"

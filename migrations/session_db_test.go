@@ -1,4 +1,4 @@
-package integration_test
+package migrations_test
 
 import (
 	"context"

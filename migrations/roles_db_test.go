@@ -1,10 +1,8 @@
-package integration_test
+package migrations_test
 
 import (
 	"context"
 	"errors"
-	"net/url"
-	"strings"
 	"testing"
 	"time"
 
@@ -13,39 +11,6 @@ import (
 	"github.com/pgid/pgid/migrations"
 	"github.com/pgid/pgid/ulidtype"
 )
-
-// withUser returns dsn connecting as role user, whose password is its name
-// (see newRole): servers with trust authentication ignore it, servers with
-// password authentication (the embedded PostgreSQL) ask for it.
-func withUser(dsn, user string) string {
-	if strings.Contains(dsn, "://") {
-		if u, err := url.Parse(dsn); err == nil {
-			u.User = url.UserPassword(user, user)
-			return u.String()
-		}
-	}
-	return dsn + " user=" + user + " password=" + user
-}
-
-// newRole creates a LOGIN role with a random name for t, its password the
-// same as its name, and when t ends
-// drops what it owns in the database of owner (a superuser connection to
-// it) and the role.
-func newRole(t *testing.T, owner *pgx.Conn) string {
-	t.Helper()
-	role := "pgid_app_" + randomHex(4)
-	if _, err := owner.Exec(context.Background(), "CREATE ROLE "+role+" LOGIN PASSWORD '"+role+"'"); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx := context.Background()
-		owner.Exec(ctx, "DROP OWNED BY "+role)
-		if _, err := admin.Exec(ctx, "DROP ROLE IF EXISTS "+role); err != nil {
-			t.Errorf("drop role %s: %v", role, err)
-		}
-	})
-	return role
-}
 
 // Migrate as the owner, run as an application role that owns nothing of
 // pgid: Up with nothing to do, tables with the domains and SQL defaults,

@@ -1,4 +1,4 @@
-package integration_test
+package partition_test
 
 import (
 	"context"
@@ -32,7 +32,7 @@ import (
 func TestPartitionSimulation120Days(t *testing.T) {
 	t.Parallel()
 	for _, kind := range []partition.Kind{partition.KindULID, partition.KindObjectID} {
-		t.Run(kind.String(), func(t *testing.T) { simulate(t, kind) })
+		t.Run(kind.String(), func(t *testing.T) { t.Parallel(); simulate(t, kind) })
 	}
 }
 

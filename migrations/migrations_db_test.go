@@ -1,4 +1,4 @@
-package integration_test
+package migrations_test
 
 import (
 	"context"
@@ -11,22 +11,12 @@ import (
 	"testing"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 	_ "github.com/jackc/pgx/v5/stdlib"
-	_ "github.com/lib/pq"
 
+	"github.com/pgid/pgid/internal/pgserver/pgtest"
 	"github.com/pgid/pgid/migrations"
 )
-
-// sqlState returns err's SQLSTATE, or "" if err is not a server error.
-func sqlState(err error) string {
-	var pgErr *pgconn.PgError
-	if errors.As(err, &pgErr) {
-		return pgErr.Code
-	}
-	return ""
-}
 
 // pgidFunctions is the number of functions in schema pgid outside the
 // partition and tail ones: 6 ULID and 8 ObjectId functions, the internal
@@ -40,10 +30,9 @@ const pgidFunctions = 23
 // versioned files.
 var schemaLatest = migrations.Latest()
 
-// pgidAllFunctions adds the partition functions of 004 and 006
-// (partition_test.go checks them) and the 12 tail functions of 008
-// (tail_test.go).
-const pgidAllFunctions = pgidFunctions + 12 + 12
+// pgidAllFunctions is every function in schema pgid, the partition and
+// tail ones too: the lines of testdata/functions.txt (TestFunctionList).
+var pgidAllFunctions = len(functionList)
 
 func pgidObjects(t *testing.T, conn *pgx.Conn) (types, funcs int) {
 	t.Helper()
@@ -448,7 +437,7 @@ func TestMigrationsDBKinds(t *testing.T) {
 		t.Fatalf("Version on a pool: %d, %v", v, err)
 	}
 
-	pq, err := sql.Open("postgres", dsn)
+	pq, err := sql.Open(pgtest.ForeignDriver, dsn) // lib/pq in integration_test
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,443 @@
+// Package pgtest gives every test binary of the repository scratch
+// PostgreSQL databases: River's riverdbtest idea, one helper for all of
+// pgid's modules.
+//
+// A test binary calls [Main] from its TestMain. The first test that asks
+// for a database finds a server, once per binary, through [pgserver.Find],
+// in the order internal/pgserver's documentation and the README give:
+//
+//  1. DATABASE_URL, if set (it must answer; there is no fallback from it);
+//  2. the docker-compose DSN, [pgserver.ComposeDSN], if something answers;
+//  3. [Options.Hook], if given (integration_test starts a container with
+//     testcontainers-go there, so that dependency stays in its module);
+//  4. an embedded PostgreSQL on a free port, stopped and removed when
+//     [Main] returns (PGID_POSTGRES=embedded goes straight there;
+//     PGID_POSTGRES_BINARIES=DIR runs local binaries instead of
+//     downloading).
+//
+// Without any of them the tests that need a database fail; they never
+// skip. The first [DB] builds a template database with [Options.Setup]
+// (e.g. migrations.Up: this package cannot import the library, whose
+// tests use it); each [DB] is a fresh copy of it and each [EmptyDB] an
+// empty database, both dropped when the test ends. The role needs
+// CREATEDB; tests that create roles need CREATEROLE.
+package pgtest
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"flag"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/pgid/pgid/internal/pgserver"
+)
+
+// Options configure [Main].
+type Options struct {
+	// Name starts the lines this package prints (the server found, an
+	// embedded server's progress), e.g. "integration_test" or the package's
+	// import path.
+	Name string
+	// Setup prepares the template database every [DB] is copied from,
+	// e.g. by applying pgid's migrations; nil leaves it empty. conn is
+	// closed after it returns: CREATE DATABASE … TEMPLATE refuses a
+	// template anyone is connected to.
+	Setup func(ctx context.Context, conn *pgx.Conn) error
+	// Hook and HookName are step 3 of [pgserver.Find].
+	Hook     pgserver.Hook
+	HookName string
+	// Eager finds the server and builds the template before any test
+	// runs, and fails the binary when either fails: what integration_test
+	// does, so that its first line names the server. Otherwise they are
+	// found when the first test asks.
+	Eager bool
+	// Started, if set, is called once with the server found, instead of
+	// printing "Name: server (how it was found): version".
+	Started func(*Server)
+}
+
+// ErrNoMain is what [DB] and the other helpers fail with when the test
+// binary's TestMain did not call [Main].
+var ErrNoMain = errors.New("pgtest: TestMain must call pgtest.Main")
+
+// Server is the PostgreSQL the test binary found.
+type Server struct {
+	// DSN connects to the server's maintenance database as a role that
+	// may CREATE DATABASE.
+	DSN string
+	// Description says which server it is and how it was found.
+	Description string
+	// Version is what SELECT version() returned.
+	Version string
+}
+
+var (
+	mu       sync.Mutex
+	opts     *Options
+	server   *pgserver.Server
+	found    *Server
+	findErr  error
+	admin    *pgxpool.Pool
+	template string
+	tmplErr  error
+	tmplDone bool
+)
+
+// findTimeout bounds finding or starting a server (an embedded server's
+// first download included).
+const findTimeout = 3 * time.Minute
+
+// Main runs the tests of m with o and returns the exit code for os.Exit:
+//
+//	func TestMain(m *testing.M) { os.Exit(pgtest.Main(m, pgtest.Options{Setup: …})) }
+//
+// When m.Run returns it drops the template and stops an embedded server.
+func Main(m *testing.M, o Options) int {
+	flag.Parse() // for testing.Verbose in announce
+	if o.Name == "" {
+		o.Name = "pgtest"
+	}
+	mu.Lock()
+	opts = &o
+	mu.Unlock()
+	defer shutdown()
+	if o.Eager {
+		if _, err := start(); err != nil {
+			fmt.Fprintf(os.Stderr, "%s: FAIL: %v\n", o.Name, err)
+			return 1
+		}
+		if _, err := templateDB(); err != nil {
+			fmt.Fprintf(os.Stderr, "%s: FAIL: template database: %v\n", o.Name, err)
+			return 1
+		}
+	}
+	return m.Run()
+}
+
+// shutdown drops the template and releases the server.
+func shutdown() {
+	mu.Lock()
+	defer mu.Unlock()
+	if admin != nil && template != "" {
+		if err := dropDatabase(context.Background(), template); err != nil {
+			fmt.Fprintf(os.Stderr, "%s: drop template database %s: %v\n", opts.Name, template, err)
+		}
+	}
+	if admin != nil {
+		admin.Close()
+	}
+	if server != nil {
+		if err := server.Close(); err != nil {
+			fmt.Fprintf(os.Stderr, "%s: stop server: %v\n", opts.Name, err)
+		}
+	}
+}
+
+// Start finds the server, once per test binary, and returns it.
+func Start() (*Server, error) { return start() }
+
+func start() (*Server, error) {
+	mu.Lock()
+	defer mu.Unlock()
+	if opts == nil {
+		return nil, ErrNoMain
+	}
+	if found != nil || findErr != nil {
+		return found, findErr
+	}
+	found, findErr = find()
+	return found, findErr
+}
+
+// find does start's work, mu held.
+func find() (*Server, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), findTimeout)
+	defer cancel()
+	name := opts.Name
+	s, err := pgserver.Find(ctx, pgserver.Options{
+		Hook:     opts.Hook,
+		HookName: opts.HookName,
+		Embedded: pgserver.EmbeddedOptions{Logf: func(format string, args ...any) {
+			fmt.Fprintf(os.Stderr, name+": "+format+"\n", args...)
+			announce(name + ": " + fmt.Sprintf(format, args...))
+		}},
+	})
+	if err != nil {
+		return nil, err
+	}
+	server = s
+	cfg, err := pgxpool.ParseConfig(s.DSN)
+	if err != nil {
+		return nil, fmt.Errorf("parse the server's DSN: %w", err)
+	}
+	cfg.MaxConns = 4
+	if admin, err = pgxpool.NewWithConfig(ctx, cfg); err != nil {
+		return nil, fmt.Errorf("connect to %s: %w", s.Description, err)
+	}
+	var version string
+	if err := admin.QueryRow(ctx, "SELECT version()").Scan(&version); err != nil {
+		return nil, fmt.Errorf("SELECT version() on %s: %w", s.Description, err)
+	}
+	srv := &Server{DSN: s.DSN, Description: s.Description, Version: version}
+	if opts.Started != nil {
+		opts.Started(srv)
+	} else {
+		fmt.Printf("%s: server (%s): %s\n", name, s.Description, version)
+	}
+	return srv, nil
+}
+
+// templateDB returns the template's name, creating it the first time.
+func templateDB() (string, error) {
+	if _, err := start(); err != nil {
+		return "", err
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if tmplDone {
+		return template, tmplErr
+	}
+	tmplDone = true
+	template = "pgid_tmpl_" + RandomHex(6)
+	ctx, cancel := context.WithTimeout(context.Background(), findTimeout)
+	defer cancel()
+	if tmplErr = createTemplate(ctx, template); tmplErr != nil {
+		dropDatabase(context.Background(), template)
+		template = ""
+	}
+	return template, tmplErr
+}
+
+func createTemplate(ctx context.Context, name string) error {
+	if _, err := admin.Exec(ctx, "CREATE DATABASE "+pgx.Identifier{name}.Sanitize()); err != nil {
+		return err
+	}
+	if opts.Setup == nil {
+		return nil
+	}
+	conn, err := pgx.Connect(ctx, DSNFor(found.DSN, name))
+	if err != nil {
+		return err
+	}
+	defer conn.Close(context.Background())
+	return opts.Setup(ctx, conn)
+}
+
+// dropDatabase drops name, disconnecting whoever is still connected.
+func dropDatabase(ctx context.Context, name string) error {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	_, err := admin.Exec(ctx, "DROP DATABASE IF EXISTS "+pgx.Identifier{name}.Sanitize()+" WITH (FORCE)")
+	return err
+}
+
+// Admin runs statements on the server's maintenance database as the
+// role that found it: CREATE ROLE, a database with other options. Its
+// zero value is ready to use once a test has asked for a database (or
+// [Options.Eager]); before, Exec fails with the reason there is no server.
+type Admin struct{}
+
+// Exec runs sql with args on a pooled connection to the server.
+func (Admin) Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error) {
+	if _, err := start(); err != nil {
+		return pgconn.CommandTag{}, err
+	}
+	return admin.Exec(ctx, sql, args...)
+}
+
+// ServerDSN returns the DSN of the server's maintenance database, failing
+// t when there is no server.
+func ServerDSN(t testing.TB) string {
+	t.Helper()
+	recordServerChoice()
+	s, err := start()
+	if err != nil {
+		t.Fatalf("no PostgreSQL for the database tests: %v", err)
+	}
+	return s.DSN
+}
+
+// DB creates a database for t copied from the template ([Options.Setup]
+// applied), drops it when t ends, and returns its DSN.
+func DB(t testing.TB) string {
+	t.Helper()
+	recordServerChoice()
+	tmpl, err := templateDB()
+	if err != nil {
+		t.Fatalf("no template database for the database tests: %v", err)
+	}
+	return create(t, tmpl)
+}
+
+// EmptyDB creates an empty database for t, drops it when t ends, and
+// returns its DSN.
+func EmptyDB(t testing.TB) string {
+	t.Helper()
+	ServerDSN(t)
+	return create(t, "")
+}
+
+func create(t testing.TB, tmpl string) string {
+	t.Helper()
+	name := "pgid_t_" + RandomHex(6)
+	sql := "CREATE DATABASE " + pgx.Identifier{name}.Sanitize()
+	if tmpl != "" {
+		sql += " TEMPLATE " + pgx.Identifier{tmpl}.Sanitize()
+	}
+	if _, err := admin.Exec(context.Background(), sql); err != nil {
+		t.Fatalf("create test database: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := dropDatabase(context.Background(), name); err != nil {
+			t.Errorf("drop test database %s: %v", name, err)
+		}
+	})
+	return DSNFor(found.DSN, name)
+}
+
+// DSNFor returns dsn pointing at database name, in URL or key=value form as
+// dsn is written, so that its password and other parameters carry over.
+func DSNFor(dsn, name string) string {
+	if strings.Contains(dsn, "://") {
+		if u, err := url.Parse(dsn); err == nil {
+			u.Path = "/" + name
+			return u.String()
+		}
+	}
+	return dsn + " dbname=" + name
+}
+
+// WithParam appends a connection parameter to a DSN in either form.
+func WithParam(dsn, key, value string) string {
+	if strings.Contains(dsn, "://") {
+		sep := "?"
+		if strings.Contains(dsn, "?") {
+			sep = "&"
+		}
+		return dsn + sep + url.QueryEscape(key) + "=" + url.QueryEscape(value)
+	}
+	return dsn + " " + key + "=" + value
+}
+
+// ServerChoice returns the environment variables that decide which server
+// the tests run against.
+func ServerChoice() []string { return slices.Clone(serverChoice) }
+
+var serverChoice = []string{pgserver.EnvDatabaseURL, pgserver.EnvMode, pgserver.EnvBinaries, pgserver.EnvCache, pgserver.EnvSource, pgserver.EnvUser, "TMPDIR"}
+
+var recordOnce sync.Once
+
+// recordServerChoice reads the server choice again once tests run. go test
+// caches a result on the environment variables and files the tests read,
+// but only from m.Run on: what TestMain read before it to find the server
+// is not recorded, so without this a run with PGID_POSTGRES=embedded
+// reported the DATABASE_URL run's "ok (cached)".
+func recordServerChoice() {
+	recordOnce.Do(func() {
+		for _, k := range serverChoice {
+			os.Getenv(k)
+		}
+		if d := os.Getenv(pgserver.EnvBinaries); d != "" {
+			for _, b := range []string{"initdb", "postgres"} {
+				os.Stat(filepath.Join(d, "bin", b))
+			}
+		}
+	})
+}
+
+// Announce writes line to the terminal, if there is one, when go test
+// would not show it until the package ends: go test buffers a test
+// binary's stdout and stderr both (without -v, or with -v and several
+// packages) and shows nothing of a package that passes without -v, so what
+// TestMain prints about the server would otherwise appear only at the end,
+// if at all. Under -v or -json (the suite command) the output is already
+// streamed or shown; without a controlling terminal (CI) there is nowhere
+// to write, and nothing is written.
+func Announce(line string) { announce(line) }
+
+func announce(line string) {
+	if testing.Verbose() || os.Getenv("PGID_INNER_GO_TEST") != "" { // integration_test's cache_test.go runs go test
+		return
+	}
+	tty, err := os.OpenFile("/dev/tty", os.O_WRONLY, 0)
+	if err != nil {
+		return
+	}
+	defer tty.Close()
+	fmt.Fprintln(tty, line)
+}
+
+// RandomHex returns n random bytes in hex, for names of databases and
+// roles (crypto/rand.Read does not fail).
+func RandomHex(n int) string {
+	b := make([]byte, n)
+	rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// ReadList returns the lines of file that are neither empty nor comments
+// (#): a list two tests share, kept in testdata.
+func ReadList(file string) ([]string, error) {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return nil, fmt.Errorf("pgtest: read list: %w", err)
+	}
+	var lines []string
+	for _, l := range strings.Split(string(b), "\n") {
+		if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "#") {
+			lines = append(lines, l)
+		}
+	}
+	return lines, nil
+}
+
+// Connect opens a pgx connection to dsn whose queries run in mode, closed
+// when t ends.
+func Connect(t testing.TB, dsn string, mode pgx.QueryExecMode) *pgx.Conn {
+	t.Helper()
+	cfg, err := pgx.ParseConfig(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.DefaultQueryExecMode = mode
+	conn, err := pgx.ConnectConfig(context.Background(), cfg)
+	if err != nil {
+		t.Fatalf("connect: %v", err)
+	}
+	t.Cleanup(func() { conn.Close(context.Background()) })
+	return conn
+}
+
+// ConnectWith opens a connection to dsn whose session starts with params
+// (sent in the startup packet, so they hold before the first statement),
+// closed when t ends.
+func ConnectWith(t testing.TB, dsn string, params map[string]string) *pgx.Conn {
+	t.Helper()
+	cfg, err := pgx.ParseConfig(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range params {
+		cfg.RuntimeParams[k] = v
+	}
+	conn, err := pgx.ConnectConfig(context.Background(), cfg)
+	if err != nil {
+		t.Fatalf("connect with %v: %v", params, err)
+	}
+	t.Cleanup(func() { conn.Close(context.Background()) })
+	return conn
+}
