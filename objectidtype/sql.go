@@ -2,10 +2,23 @@ package objectidtype
 
 import (
 	"database/sql/driver"
+	"errors"
 	"fmt"
 	"strconv"
 
 	"github.com/pgid/pgid/internal/idtext"
+)
+
+// Errors of Scan, besides the [*ParseError] of a value that is no ObjectID.
+// Test for them with [errors.Is].
+var (
+	// ErrNull: SQL NULL was scanned into a plain ObjectID or ShortID; use
+	// [NullObjectID], sql.Null[ObjectID] or *ObjectID (*ShortID) for
+	// nullable columns. (JSON null leaves a plain ObjectID unchanged, as
+	// encoding/json does for other values.)
+	ErrNull = errors.New("objectidtype: NULL")
+	// ErrScanType: Scan was given a Go type that cannot hold an ObjectID.
+	ErrScanType = errors.New("objectidtype: unsupported scan source")
 )
 
 // Scan implements the [database/sql.Scanner] interface. Drivers (pgx's
@@ -53,7 +66,9 @@ func (o *ObjectID) scanBytes(src []byte) error {
 func (o *ObjectID) scanText(s string) error {
 	switch len(s) {
 	case byteaTextLen:
-		if s[0] == '\\' && s[1] == 'x' && decodeHex(s[2:], o) {
+		var v ObjectID
+		if s[0] == '\\' && s[1] == 'x' && idtext.DecodeHex(s[2:], v[:]) {
+			*o = v
 			return nil
 		}
 		return charError(s, `bytea's hex text (\x and 24 hex digits)`, isByteaTextChar)

@@ -2,10 +2,22 @@ package ulidtype
 
 import (
 	"database/sql/driver"
+	"errors"
 	"fmt"
 	"strconv"
 
 	"github.com/pgid/pgid/internal/idtext"
+)
+
+// Errors of Scan, besides the [*ParseError] of a text that is no ULID. Test
+// for them with [errors.Is].
+var (
+	// ErrNull: SQL NULL was scanned into a plain ULID; use [NullULID],
+	// sql.Null[ULID] or *ULID for nullable columns. (JSON null leaves a plain
+	// ULID unchanged, as encoding/json does for other values.)
+	ErrNull = errors.New("ulidtype: NULL")
+	// ErrScanType: Scan was given a Go type that cannot hold a ULID.
+	ErrScanType = errors.New("ulidtype: unsupported scan source")
 )
 
 // Scan implements the [database/sql.Scanner] interface. It accepts what every
