@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/pgid/pgid/internal/idtext"
+	"github.com/pgid/pgid/internal/nullid"
 )
 
 // Errors of Scan, besides the [*ParseError] of a value that is no ObjectID.
@@ -131,58 +132,29 @@ type NullObjectID struct {
 // []byte) sets Valid to false; every other input is scanned as by
 // [ObjectID.Scan]. On error n is left unchanged.
 func (n *NullObjectID) Scan(src any) error {
-	if b, isBytes := src.([]byte); src == nil || isBytes && b == nil {
-		*n = NullObjectID{}
-		return nil
-	}
-	v := n.ObjectID
-	if err := v.Scan(src); err != nil {
-		return err
-	}
-	*n = NullObjectID{ObjectID: v, Valid: true}
-	return nil
+	return nullid.Scan(&n.ObjectID, &n.Valid, src, (*ObjectID).Scan)
 }
 
 // Value implements the [database/sql/driver.Valuer] interface: nil if not
 // Valid, else the raw 12 bytes.
 func (n NullObjectID) Value() (driver.Value, error) {
-	if !n.Valid {
-		return nil, nil
-	}
-	return n.ObjectID.Value()
+	return nullid.Value(n.ObjectID, n.Valid, ObjectID.Value)
 }
 
 // String returns the ObjectID's canonical form if Valid, else "NULL".
-func (n NullObjectID) String() string {
-	if !n.Valid {
-		return "NULL"
-	}
-	return n.ObjectID.String()
-}
+func (n NullObjectID) String() string { return nullid.String(n.ObjectID, n.Valid, ObjectID.String) }
 
 // MarshalJSON implements the [encoding/json.Marshaler] interface: null if not
 // Valid, else the ObjectID's hex string.
 func (n NullObjectID) MarshalJSON() ([]byte, error) {
-	if !n.Valid {
-		return []byte("null"), nil
-	}
-	return n.ObjectID.MarshalJSON()
+	return nullid.MarshalJSON(n.ObjectID, n.Valid, ObjectID.MarshalJSON)
 }
 
 // UnmarshalJSON implements the [encoding/json.Unmarshaler] interface: null
 // sets Valid to false; a string is parsed as by [ObjectID.UnmarshalJSON]. On
 // error n is left unchanged.
 func (n *NullObjectID) UnmarshalJSON(data []byte) error {
-	if string(data) == "null" {
-		*n = NullObjectID{}
-		return nil
-	}
-	v := n.ObjectID
-	if err := v.UnmarshalJSON(data); err != nil {
-		return err
-	}
-	*n = NullObjectID{ObjectID: v, Valid: true}
-	return nil
+	return nullid.UnmarshalJSON(&n.ObjectID, &n.Valid, data, (*ObjectID).UnmarshalJSON)
 }
 
 // Scan implements the [database/sql.Scanner] interface, as [ObjectID.Scan]

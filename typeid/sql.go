@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/pgid/pgid/internal/idtext"
+	"github.com/pgid/pgid/internal/nullid"
 	"github.com/pgid/pgid/ulidtype"
 )
 
@@ -102,55 +103,26 @@ type NullID[P Prefix] struct {
 // []byte) sets Valid to false; every other input is scanned as by
 // [ID.Scan]. On error n is left unchanged.
 func (n *NullID[P]) Scan(src any) error {
-	if b, isBytes := src.([]byte); src == nil || isBytes && b == nil {
-		*n = NullID[P]{}
-		return nil
-	}
-	v := n.ID
-	if err := v.Scan(src); err != nil {
-		return err
-	}
-	*n = NullID[P]{ID: v, Valid: true}
-	return nil
+	return nullid.Scan(&n.ID, &n.Valid, src, (*ID[P]).Scan)
 }
 
 // Value implements the [database/sql/driver.Valuer] interface.
 func (n NullID[P]) Value() (driver.Value, error) {
-	if !n.Valid {
-		return nil, nil
-	}
-	return n.ID.Value()
+	return nullid.Value(n.ID, n.Valid, ID[P].Value)
 }
 
 // String returns the ID's TypeID text if Valid, else "NULL".
-func (n NullID[P]) String() string {
-	if !n.Valid {
-		return "NULL"
-	}
-	return n.ID.String()
-}
+func (n NullID[P]) String() string { return nullid.String(n.ID, n.Valid, ID[P].String) }
 
 // MarshalJSON implements the [encoding/json.Marshaler] interface: null if not
 // Valid, else the ID's TypeID text as a JSON string.
 func (n NullID[P]) MarshalJSON() ([]byte, error) {
-	if !n.Valid {
-		return []byte("null"), nil
-	}
-	return n.ID.MarshalJSON()
+	return nullid.MarshalJSON(n.ID, n.Valid, ID[P].MarshalJSON)
 }
 
 // UnmarshalJSON implements the [encoding/json.Unmarshaler] interface: null
 // sets Valid to false; a string is parsed as by [ID.UnmarshalJSON]. On error
 // n is left unchanged.
 func (n *NullID[P]) UnmarshalJSON(data []byte) error {
-	if string(data) == "null" {
-		*n = NullID[P]{}
-		return nil
-	}
-	v := n.ID
-	if err := v.UnmarshalJSON(data); err != nil {
-		return err
-	}
-	*n = NullID[P]{ID: v, Valid: true}
-	return nil
+	return nullid.UnmarshalJSON(&n.ID, &n.Valid, data, (*ID[P]).UnmarshalJSON)
 }
