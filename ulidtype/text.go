@@ -66,14 +66,17 @@ func Parse(s string) (u ULID, err error) {
 // into its callers without the generic call: inlined into another package,
 // that call would move the result to the heap.
 //
-// The canonical form goes straight to parseBase32, one call fewer.
+// The canonical form goes straight to the decoder, one call fewer.
 //
 //go:noinline
 func parseString(s string, u *ULID) error {
-	if len(s) == base32Len {
-		return parseBase32(s, u)
+	if len(s) != base32Len {
+		return parse(s, u)
 	}
-	return parse(s, u)
+	if u.setBase32(idtext.DecodeBase32(idtext.Upper, s, 0)) {
+		return nil
+	}
+	return base32Error(s)
 }
 
 // MustParse is like [Parse] but panics on error. It is meant for constants in
@@ -91,7 +94,10 @@ func MustParse(s string) ULID {
 func parse[T string | []byte](s T, u *ULID) error {
 	switch len(s) {
 	case base32Len:
-		return parseBase32(s, u)
+		if u.setBase32(idtext.DecodeBase32(idtext.Upper, s, 0)) {
+			return nil
+		}
+		return base32Error(string(s))
 	case uuidLen:
 		if idtext.DecodeUUID(s, (*[16]byte)(u)) {
 			return nil
@@ -111,16 +117,17 @@ func parse[T string | []byte](s T, u *ULID) error {
 	}
 }
 
-// parseBase32 decodes the canonical form, 26 characters of Crockford base32
-// in either case, strictly: no I, L, O or U, no first character above '7'.
-func parseBase32[T string | []byte](s T, u *ULID) error {
-	hi, lo, top, ok := idtext.DecodeBase32(idtext.Upper, s, 0)
+// setBase32 stores what [idtext.DecodeBase32] read from the canonical form,
+// 26 characters of Crockford base32 in either case, into *u and reports
+// whether it was a ULID: no character outside the alphabet (I, L, O and U
+// included), no first character above '7'. *u is written only if it was.
+func (u *ULID) setBase32(hi, lo uint64, top byte, ok bool) bool {
 	if !ok || top != 0 {
-		return base32Error(string(s))
+		return false
 	}
 	binary.BigEndian.PutUint64(u[:8], hi)
 	binary.BigEndian.PutUint64(u[8:], lo)
-	return nil
+	return true
 }
 
 // base32Want names the characters of the canonical form.
