@@ -132,18 +132,18 @@ func (c *Codec) OpenULID(code string) (ulidtype.ULID, error) {
 	if len(code) != ULIDCodeLen {
 		return ulidtype.ULID{}, lengthError("ULID", code, ULIDCodeLen, idtext.Upper.Valid, ulidWant)
 	}
-	// The 2 bits above the block's 128 are the key ID.
-	hi, lo, key, ok := idtext.DecodeBase32(idtext.Upper, code, 0)
-	if !ok {
+	buf := scratch.Get().(*[32]byte)
+	if !idtext.DecodeBase32(idtext.Upper, code, 0, 3, (*[16]byte)(buf[:16])) {
+		scratch.Put(buf)
 		return ulidtype.ULID{}, charError("ULID", code, idtext.Upper.Valid, ulidWant)
 	}
+	// The 2 bits above the block's 128 are the key ID.
+	key := idtext.Upper.Value(code[0]) >> 3
 	s := c.byID[key]
 	if s == nil {
+		scratch.Put(buf)
 		return ulidtype.ULID{}, codeError("ULID", code, ErrUnknownKey, "made with key "+string('0'+key)+", which this codec does not have")
 	}
-	buf := scratch.Get().(*[32]byte)
-	binary.BigEndian.PutUint64(buf[:8], hi)
-	binary.BigEndian.PutUint64(buf[8:16], lo)
 	s.block.Decrypt(buf[16:], buf[:16])
 	var id ulidtype.ULID
 	copy(id[:], buf[16:])

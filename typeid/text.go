@@ -1,7 +1,6 @@
 package typeid
 
 import (
-	"encoding/binary"
 	"errors"
 	"strconv"
 	"strings"
@@ -161,13 +160,7 @@ func hasPrefix[T string | []byte](s T, p string) bool {
 // *dst and reports whether they were a suffix: each in the lower-case
 // alphabet, the first at most '7'. It writes *dst only if they were.
 func decodeSuffix[T string | []byte](s T, off int, dst *[16]byte) bool {
-	hi, lo, top, ok := idtext.DecodeBase32(idtext.Lower, s, off)
-	if !ok || top != 0 {
-		return false
-	}
-	binary.BigEndian.PutUint64(dst[:8], hi)
-	binary.BigEndian.PutUint64(dst[8:], lo)
-	return true
+	return idtext.DecodeBase32(idtext.Lower, s, off, 0, dst)
 }
 
 // suffixWant names the characters of a suffix.

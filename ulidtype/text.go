@@ -1,7 +1,6 @@
 package ulidtype
 
 import (
-	"encoding/binary"
 	"errors"
 	"slices"
 	"strconv"
@@ -73,7 +72,7 @@ func parseString(s string, u *ULID) error {
 	if len(s) != base32Len {
 		return parse(s, u)
 	}
-	if u.setBase32(idtext.DecodeBase32(idtext.Upper, s, 0)) {
+	if idtext.DecodeBase32(idtext.Upper, s, 0, 0, (*[16]byte)(u)) {
 		return nil
 	}
 	return base32Error(s)
@@ -94,7 +93,7 @@ func MustParse(s string) ULID {
 func parse[T string | []byte](s T, u *ULID) error {
 	switch len(s) {
 	case base32Len:
-		if u.setBase32(idtext.DecodeBase32(idtext.Upper, s, 0)) {
+		if idtext.DecodeBase32(idtext.Upper, s, 0, 0, (*[16]byte)(u)) {
 			return nil
 		}
 		return base32Error(string(s))
@@ -115,19 +114,6 @@ func parse[T string | []byte](s T, u *ULID) error {
 		Input: string(s), Pos: -1, Err: ErrLength,
 		Msg: "invalid length " + strconv.Itoa(len(s)) + ", want 26 (base32), 36 (UUID) or 32 (hex)",
 	}
-}
-
-// setBase32 stores what [idtext.DecodeBase32] read from the canonical form,
-// 26 characters of Crockford base32 in either case, into *u and reports
-// whether it was a ULID: no character outside the alphabet (I, L, O and U
-// included), no first character above '7'. *u is written only if it was.
-func (u *ULID) setBase32(hi, lo uint64, top byte, ok bool) bool {
-	if !ok || top != 0 {
-		return false
-	}
-	binary.BigEndian.PutUint64(u[:8], hi)
-	binary.BigEndian.PutUint64(u[8:], lo)
-	return true
 }
 
 // base32Want names the characters of the canonical form.

@@ -94,26 +94,31 @@ func (e *Base32) EncodeID(id *[16]byte, b *[Base32Len]byte) {
 // Char returns the character of the 5-bit value v.
 func (e *Base32) Char(v byte) byte { return byte(e.pairs[v&31] >> 8) }
 
+// Value returns the value of the character c, 0xFF if e does not read it.
+func (e *Base32) Value(c byte) byte { return e.values[c] }
+
 // Valid reports whether e reads c.
 func (e *Base32) Valid(c byte) bool { return e.values[c] != 0xFF }
 
-// DecodeBase32 reads the 26 characters of s that start at off with e, strictly:
-// no character outside e's alphabet (I, L, O and U included), no separators.
-// hi and lo are the low 128 bits of the 130-bit value, top its 2 highest bits
-// (0 for an ID; above '7' the first character overflows 128 bits). ok is
-// false if a character is not e's.
+// DecodeBase32 reads the 26 characters of s that start at off with e into
+// the 16 big-endian bytes *dst, strictly: no character outside e's alphabet
+// (I, L, O and U included), no separators, and at most maxTop in the 2 bits
+// of the 130-bit value above the 128 it stores (0 for an ID, whose first
+// character is at most '7'; an opaque ULID code keeps its key ID there,
+// which [Base32.Value] of the first character >> 3 gives). It reports
+// whether s was all that, and writes *dst only if it was.
 //
 // It is unrolled and has no branch per character: every table value is ORed
 // into bad, and an invalid character (0xFF) sets bits above 31. Character i
 // holds bits 125-5i to 129-5i of the value.
-func DecodeBase32[T string | []byte](e *Base32, s T, off int) (hi, lo uint64, top byte, ok bool) {
+func DecodeBase32[T string | []byte](e *Base32, s T, off int, maxTop byte, dst *[16]byte) bool {
 	s = s[off:]
 	_ = s[25]
 	d := &e.values
 	c := d[s[0]]
 	bad := c
-	top = c >> 3
-	hi = uint64(c) << 61
+	top := c >> 3
+	hi := uint64(c) << 61
 	c = d[s[1]]
 	bad |= c
 	hi |= uint64(c) << 56
@@ -153,7 +158,7 @@ func DecodeBase32[T string | []byte](e *Base32, s T, off int) (hi, lo uint64, to
 	c = d[s[13]]
 	bad |= c
 	hi |= uint64(c) >> 4
-	lo = uint64(c) << 60
+	lo := uint64(c) << 60
 	c = d[s[14]]
 	bad |= c
 	lo |= uint64(c) << 55
@@ -190,11 +195,16 @@ func DecodeBase32[T string | []byte](e *Base32, s T, off int) (hi, lo uint64, to
 	c = d[s[25]]
 	bad |= c
 	lo |= uint64(c)
-	return hi, lo, top & 3, bad <= 31
+	if bad > 31 || top > maxTop {
+		return false
+	}
+	binary.BigEndian.PutUint64(dst[:8], hi)
+	binary.BigEndian.PutUint64(dst[8:], lo)
+	return true
 }
 
 // Base32Error says why the 26 characters of s from off, which DecodeBase32
-// rejected or found to overflow, are not an ID: the position and a message
+// rejected with maxTop 0, are not an ID: the position and a message
 // naming the first character e does not read ("invalid character 'U' at
 // position 25, want a " + want), or else overflow true and the position of
 // the first character, which is above '7' (the caller words that message:
