@@ -160,7 +160,7 @@ func hasPrefix[T string | []byte](s T, p string) bool {
 // *dst and reports whether they were a suffix: each in the lower-case
 // alphabet, the first at most '7'. It writes *dst only if they were.
 func decodeSuffix[T string | []byte](s T, off int, dst *[16]byte) bool {
-	return idtext.DecodeBase32(idtext.Lower, s, off, 0, dst)
+	return idtext.DecodeBase32(idtext.Lower, s[off:], 7, dst)
 }
 
 // suffixWant names the characters of a suffix.

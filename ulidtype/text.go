@@ -72,7 +72,7 @@ func parseString(s string, u *ULID) error {
 	if len(s) != base32Len {
 		return parse(s, u)
 	}
-	if idtext.DecodeBase32(idtext.Upper, s, 0, 0, (*[16]byte)(u)) {
+	if idtext.DecodeBase32(idtext.Upper, s, 7, (*[16]byte)(u)) {
 		return nil
 	}
 	return base32Error(s)
@@ -93,7 +93,7 @@ func MustParse(s string) ULID {
 func parse[T string | []byte](s T, u *ULID) error {
 	switch len(s) {
 	case base32Len:
-		if idtext.DecodeBase32(idtext.Upper, s, 0, 0, (*[16]byte)(u)) {
+		if idtext.DecodeBase32(idtext.Upper, s, 7, (*[16]byte)(u)) {
 			return nil
 		}
 		return base32Error(string(s))

@@ -100,24 +100,24 @@ func (e *Base32) Value(c byte) byte { return e.values[c] }
 // Valid reports whether e reads c.
 func (e *Base32) Valid(c byte) bool { return e.values[c] != 0xFF }
 
-// DecodeBase32 reads the 26 characters of s that start at off with e into
-// the 16 big-endian bytes *dst, strictly: no character outside e's alphabet
-// (I, L, O and U included), no separators, and at most maxTop in the 2 bits
-// of the 130-bit value above the 128 it stores (0 for an ID, whose first
-// character is at most '7'; an opaque ULID code keeps its key ID there,
-// which [Base32.Value] of the first character >> 3 gives). It reports
-// whether s was all that, and writes *dst only if it was.
+// DecodeBase32 reads the first 26 characters of s with e into the 16
+// big-endian bytes *dst, strictly: no character outside e's alphabet (I, L,
+// O and U included) and no separators. The first character holds the top 2
+// bits of the 130-bit value besides 3 of the 128 it stores, so maxFirst caps
+// it: 7 for an ID (those 2 bits zero), 31 for an opaque ULID code, which
+// keeps its key ID there ([Base32.Value] of the first character >> 3); no
+// other value works. It reports whether s was all that, and writes *dst only
+// if it was.
 //
 // It is unrolled and has no branch per character: every table value is ORed
-// into bad, and an invalid character (0xFF) sets bits above 31. Character i
-// holds bits 125-5i to 129-5i of the value.
-func DecodeBase32[T string | []byte](e *Base32, s T, off int, maxTop byte, dst *[16]byte) bool {
-	s = s[off:]
+// into bad, and an invalid character (0xFF) sets bits above 31, as does a
+// first character above maxFirst, whose bits outside it are shifted left by
+// 2. Character i holds bits 125-5i to 129-5i of the value.
+func DecodeBase32[T string | []byte](e *Base32, s T, maxFirst byte, dst *[16]byte) bool {
 	_ = s[25]
 	d := &e.values
 	c := d[s[0]]
-	bad := c
-	top := c >> 3
+	bad := c | (c&^maxFirst)<<2
 	hi := uint64(c) << 61
 	c = d[s[1]]
 	bad |= c
@@ -195,7 +195,7 @@ func DecodeBase32[T string | []byte](e *Base32, s T, off int, maxTop byte, dst *
 	c = d[s[25]]
 	bad |= c
 	lo |= uint64(c)
-	if bad > 31 || top > maxTop {
+	if bad > 31 {
 		return false
 	}
 	binary.BigEndian.PutUint64(dst[:8], hi)
@@ -204,7 +204,7 @@ func DecodeBase32[T string | []byte](e *Base32, s T, off int, maxTop byte, dst *
 }
 
 // Base32Error says why the 26 characters of s from off, which DecodeBase32
-// rejected with maxTop 0, are not an ID: the position and a message
+// rejected with maxFirst 7, are not an ID: the position and a message
 // naming the first character e does not read ("invalid character 'U' at
 // position 25, want a " + want), or else overflow true and the position of
 // the first character, which is above '7' (the caller words that message:

@@ -71,7 +71,7 @@ func TestBase32Encode(t *testing.T) {
 				t.Fatalf("EncodeID = %s, Encode = %s", b2, b)
 			}
 			var back [16]byte
-			if !DecodeBase32(c.e, string(b[:]), 0, 0, &back) || back != id {
+			if !DecodeBase32(c.e, string(b[:]), 7, &back) || back != id {
 				t.Fatalf("DecodeBase32(%s) = %x", b, back)
 			}
 		}
@@ -86,34 +86,34 @@ func TestBase32Encode(t *testing.T) {
 func TestDecodeBase32Strict(t *testing.T) {
 	good := "01arz3ndektsv4rrffq69g5fav"
 	var d, d2 [16]byte
-	if !DecodeBase32(Lower, good, 0, 0, &d) {
+	if !DecodeBase32(Lower, good, 7, &d) {
 		t.Fatal("Lower rejects lower case")
 	}
-	if DecodeBase32(Lower, strings.ToUpper(good), 0, 0, &d2) {
+	if DecodeBase32(Lower, strings.ToUpper(good), 7, &d2) {
 		t.Fatal("Lower accepts upper case")
 	}
-	if !DecodeBase32(Upper, good, 0, 0, &d2) || d2 != d {
+	if !DecodeBase32(Upper, good, 7, &d2) || d2 != d {
 		t.Fatal("Upper rejects lower case")
 	}
 	for _, c := range "ILOUilou-_ \x00\xff" {
 		s := good[:10] + string(c) + good[11:]
-		if DecodeBase32(Upper, s, 0, 0, &d2) {
+		if DecodeBase32(Upper, s, 7, &d2) {
 			t.Errorf("Upper accepts %q", c)
 		}
 	}
-	// The offset: a TypeID suffix after its prefix.
+	// Only the first 26 characters count.
 	d2 = [16]byte{}
-	if !DecodeBase32(Lower, []byte("user_"+good), 5, 0, &d2) || d2 != d {
-		t.Fatal("DecodeBase32 with an offset differs")
+	if !DecodeBase32(Lower, []byte(good+"_tail"), 7, &d2) || d2 != d {
+		t.Fatal("DecodeBase32 of a longer input differs")
 	}
-	// The 2 bits above 128: refused unless maxTop allows them; dst is
+	// The 2 bits above 128: refused unless maxFirst allows them; dst is
 	// written only on success.
 	d2 = [16]byte{}
-	if DecodeBase32(Upper, "8"+good[1:], 0, 0, &d2) || d2 != ([16]byte{}) {
+	if DecodeBase32(Upper, "8"+good[1:], 7, &d2) || d2 != ([16]byte{}) {
 		t.Fatal("an overflow is accepted or written")
 	}
-	if !DecodeBase32(Upper, "Z"+good[1:], 0, 3, &d2) || Upper.Value('Z')>>3 != 3 || Upper.Value('z') != 31 || Lower.Value('Z') != 0xFF {
-		t.Fatalf("Z... with maxTop 3 = %x", d2)
+	if !DecodeBase32(Upper, "Z"+good[1:], 31, &d2) || Upper.Value('Z')>>3 != 3 || Upper.Value('z') != 31 || Lower.Value('Z') != 0xFF {
+		t.Fatalf("Z... with maxFirst 31 = %x", d2)
 	}
 	pos, msg, overflow := Base32Error(Upper, "8"+good[1:], 0, "x")
 	if !overflow || pos != 0 || msg != "" {
@@ -143,7 +143,7 @@ func FuzzDecodeBase32(f *testing.F) {
 			eitherCase bool
 		}{{Upper, Crockford, true}, {Lower, CrockfordLower, false}} {
 			var d [16]byte
-			ok := DecodeBase32(c.e, s, 0, 3, &d)
+			ok := DecodeBase32(c.e, s, 31, &d)
 			hi, lo := binary.BigEndian.Uint64(d[:8]), binary.BigEndian.Uint64(d[8:])
 			top := c.e.Value(s[0]) >> 3
 			rhi, rlo, rtop, rok := refDecode(c.alphabet, c.eitherCase, s)
@@ -151,8 +151,8 @@ func FuzzDecodeBase32(f *testing.F) {
 				t.Fatalf("%q: DecodeBase32 = %x %x %d %v, math/big %x %x %d %v", s, hi, lo, top, ok, rhi, rlo, rtop, rok)
 			}
 			var d0 [16]byte
-			if ok0 := DecodeBase32(c.e, s, 0, 0, &d0); ok0 != (ok && top == 0) || !ok0 && d0 != ([16]byte{}) {
-				t.Fatalf("%q: DecodeBase32 with maxTop 0 = %v, %x", s, ok0, d0)
+			if ok0 := DecodeBase32(c.e, s, 7, &d0); ok0 != (ok && top == 0) || !ok0 && d0 != ([16]byte{}) {
+				t.Fatalf("%q: DecodeBase32 with maxFirst 7 = %v, %x", s, ok0, d0)
 			}
 			if !ok {
 				if _, msg, overflow := Base32Error(c.e, s, 0, "x"); overflow || msg == "" {
