@@ -210,10 +210,7 @@ func (o *ObjectID) UnmarshalBinary(data []byte) error {
 // MarshalJSON implements the [encoding/json.Marshaler] interface: a JSON
 // string holding the 24 hex digits. For the short form use [ShortID].
 func (o ObjectID) MarshalJSON() ([]byte, error) {
-	b := make([]byte, 0, hexLen+2)
-	b = append(b, '"')
-	b, _ = o.AppendText(b)
-	return append(b, '"'), nil
+	return idtext.MarshalJSON(hexLen, o.AppendText)
 }
 
 // UnmarshalJSON implements the [encoding/json.Unmarshaler] interface. It
@@ -285,10 +282,7 @@ func (s *ShortID) UnmarshalText(text []byte) error { return (*ObjectID)(s).Unmar
 // MarshalJSON implements the [encoding/json.Marshaler] interface: a JSON
 // string holding the short form.
 func (s ShortID) MarshalJSON() ([]byte, error) {
-	b := make([]byte, 0, shortLen+2)
-	b = append(b, '"')
-	b, _ = s.AppendText(b)
-	return append(b, '"'), nil
+	return idtext.MarshalJSON(shortLen, s.AppendText)
 }
 
 // UnmarshalJSON implements the [encoding/json.Unmarshaler] interface, as

@@ -8,29 +8,6 @@ import (
 	"github.com/pgid/pgid/internal/idtext"
 )
 
-// Errors a parse returns, wrapped in a [*ParseError]: from [Parse],
-// [ParseAny], the Unmarshal methods, [FromBytes] and Scan. Test for them
-// with [errors.Is]; the message names the input, what is wrong and where.
-var (
-	// ErrPrefix: a prefix, in the input or of the type P, breaks the
-	// specification's rules: at most 63 characters of a-z and _, starting
-	// and ending with a letter; or the input has a separator but no prefix.
-	ErrPrefix = errors.New("typeid: invalid prefix")
-	// ErrWrongPrefix: the input is a well-formed TypeID of another type: its
-	// prefix is not the type's. The message names both prefixes.
-	ErrWrongPrefix = errors.New("typeid: wrong prefix")
-	// ErrLength: the suffix is not 26 characters long, or the input of
-	// FromBytes or a binary scan is not 16 bytes.
-	ErrLength = errors.New("typeid: invalid length")
-	// ErrCharacter: the suffix holds a character outside the lower-case
-	// base32 alphabet 0123456789abcdefghjkmnpqrstvwxyz (upper case, i, l, o
-	// and u included), or a scanned UUID text a character outside its form.
-	ErrCharacter = errors.New("typeid: invalid character")
-	// ErrOverflow: the suffix starts with a character above '7', so its
-	// value does not fit in 128 bits.
-	ErrOverflow = errors.New("typeid: value overflows 128 bits")
-)
-
 // ParseError describes why an input is not a TypeID of the wanted type. It
 // wraps one of [ErrPrefix], [ErrWrongPrefix], [ErrLength], [ErrCharacter] or
 // [ErrOverflow].
@@ -49,6 +26,19 @@ func (e *ParseError) Error() string {
 
 // Unwrap returns the sentinel error.
 func (e *ParseError) Unwrap() error { return e.Err }
+
+// Errors of a prefix, wrapped in a [*ParseError] by [Parse], [ParseAny],
+// [ValidPrefix], the Unmarshal methods and Scan. Test for them with
+// [errors.Is].
+var (
+	// ErrPrefix: a prefix, in the input or of the type P, breaks the
+	// specification's rules: at most 63 characters of a-z and _, starting
+	// and ending with a letter; or the input has a separator but no prefix.
+	ErrPrefix = errors.New("typeid: invalid prefix")
+	// ErrWrongPrefix: the input is a well-formed TypeID of another type: its
+	// prefix is not the type's. The message names both prefixes.
+	ErrWrongPrefix = errors.New("typeid: wrong prefix")
+)
 
 // ValidPrefix returns nil if p may be a TypeID prefix: empty, or 1 to 63
 // characters of a-z and _ that start and end with a letter. Otherwise the
@@ -155,6 +145,22 @@ func hasPrefix[T string | []byte](s T, p string) bool {
 	}
 	return true
 }
+
+// Errors of a suffix or the 16 bytes, wrapped in a [*ParseError] by
+// [Parse], [ParseAny], [FromBytes], the Unmarshal methods and Scan. Test for
+// them with [errors.Is].
+var (
+	// ErrLength: the suffix is not 26 characters long, or the input of
+	// FromBytes or a binary scan is not 16 bytes.
+	ErrLength = errors.New("typeid: invalid length")
+	// ErrCharacter: the suffix holds a character outside the lower-case
+	// base32 alphabet 0123456789abcdefghjkmnpqrstvwxyz (upper case, i, l, o
+	// and u included), or a scanned UUID text a character outside its form.
+	ErrCharacter = errors.New("typeid: invalid character")
+	// ErrOverflow: the suffix starts with a character above '7', so its
+	// value does not fit in 128 bits.
+	ErrOverflow = errors.New("typeid: value overflows 128 bits")
+)
 
 // decodeSuffix decodes the 26 base32 characters of s from offset off into
 // *dst and reports whether they were a suffix: each in the lower-case
@@ -293,13 +299,7 @@ func (id *ID[P]) UnmarshalBinary(data []byte) error {
 // MarshalJSON implements the [encoding/json.Marshaler] interface: a JSON
 // string holding the TypeID text.
 func (id ID[P]) MarshalJSON() ([]byte, error) {
-	b := make([]byte, 0, len(prefixOf[P]())+3+suffixLen)
-	b = append(b, '"')
-	b, err := id.AppendText(b)
-	if err != nil {
-		return nil, err
-	}
-	return append(b, '"'), nil
+	return idtext.MarshalJSON(len(prefixOf[P]())+1+suffixLen, id.AppendText)
 }
 
 // UnmarshalJSON implements the [encoding/json.Unmarshaler] interface. It

@@ -204,10 +204,7 @@ func (u *ULID) UnmarshalBinary(data []byte) error {
 // MarshalJSON implements the [encoding/json.Marshaler] interface: a JSON
 // string holding the canonical form.
 func (u ULID) MarshalJSON() ([]byte, error) {
-	b := make([]byte, 0, base32Len+2)
-	b = append(b, '"')
-	b, _ = u.AppendText(b)
-	return append(b, '"'), nil
+	return idtext.MarshalJSON(base32Len, u.AppendText)
 }
 
 // UnmarshalJSON implements the [encoding/json.Unmarshaler] interface. It

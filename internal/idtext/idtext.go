@@ -100,3 +100,14 @@ func JSONString(data []byte) ([]byte, error) {
 func NullError(sentinel error, typ, use string) error {
 	return fmt.Errorf("%w into %s: use %s for a nullable column", sentinel, typ, use)
 }
+
+// MarshalJSON returns the JSON string of the text appendText appends, whose
+// usual length is size: the MarshalJSON of every ID type. It is small enough
+// to inline, so a method value passed as appendText is called directly.
+func MarshalJSON(size int, appendText func([]byte) ([]byte, error)) ([]byte, error) {
+	b, err := appendText(append(make([]byte, 0, size+2), '"'))
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '"'), nil
+}
