@@ -146,9 +146,15 @@ func (g *Generator) Layout() Layout {
 
 // New returns the next ULID: larger than every earlier one from g.
 func (g *Generator) New() ULID {
-	var u [1]ULID
-	g.Fill(u[:])
-	return u[0]
+	ms := g.now()
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.entropy == nil {
+		g.spend(ms)
+	}
+	l, ts, seq := g.first(ms)
+	g.lastL, g.lastMs, g.lastSeq, g.made = l, ts, seq, true
+	return g.id(l, ts, seq)
 }
 
 // Fill fills dst with strictly increasing ULIDs, reading the clock once.
