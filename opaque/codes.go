@@ -133,7 +133,7 @@ func (c *Codec) OpenULID(code string) (ulidtype.ULID, error) {
 		return ulidtype.ULID{}, lengthError("ULID", code, ULIDCodeLen, idtext.Upper.Valid, ulidWant)
 	}
 	buf := scratch.Get().(*[32]byte)
-	if !idtext.DecodeBase32(idtext.Upper, code, 31, (*[16]byte)(buf[:16])) {
+	if !idtext.DecodeBase32(&idtext.Upper, code, 31, (*[16]byte)(buf[:16])) {
 		scratch.Put(buf)
 		return ulidtype.ULID{}, charError("ULID", code, idtext.Upper.Valid, ulidWant)
 	}

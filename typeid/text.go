@@ -166,7 +166,7 @@ var (
 // *dst and reports whether they were a suffix: each in the lower-case
 // alphabet, the first at most '7'. It writes *dst only if they were.
 func decodeSuffix[T string | []byte](s T, off int, dst *[16]byte) bool {
-	return idtext.DecodeBase32(idtext.Lower, s[off:], 7, dst)
+	return idtext.DecodeBase32(&idtext.Lower, s[off:], 7, dst)
 }
 
 // suffixWant names the characters of a suffix.
@@ -197,7 +197,7 @@ func parseError(s, prefix string) error {
 		return &ParseError{Input: s, Pos: -1, Err: ErrLength,
 			Msg: "suffix of " + strconv.Itoa(len(suffix)) + " bytes, want 26"}
 	}
-	if pos, msg, overflow := idtext.Base32Error(idtext.Lower, s, off, suffixWant); !overflow {
+	if pos, msg, overflow := idtext.Base32Error(&idtext.Lower, s, off, suffixWant); !overflow {
 		return &ParseError{Input: s, Pos: pos, Err: ErrCharacter, Msg: msg}
 	}
 	return &ParseError{Input: s, Pos: off, Err: ErrOverflow,

@@ -72,7 +72,7 @@ func parseString(s string, u *ULID) error {
 	if len(s) != base32Len {
 		return parse(s, u)
 	}
-	if idtext.DecodeBase32(idtext.Upper, s, 7, (*[16]byte)(u)) {
+	if idtext.DecodeBase32(&idtext.Upper, s, 7, (*[16]byte)(u)) {
 		return nil
 	}
 	return base32Error(s)
@@ -93,7 +93,7 @@ func MustParse(s string) ULID {
 func parse[T string | []byte](s T, u *ULID) error {
 	switch len(s) {
 	case base32Len:
-		if idtext.DecodeBase32(idtext.Upper, s, 7, (*[16]byte)(u)) {
+		if idtext.DecodeBase32(&idtext.Upper, s, 7, (*[16]byte)(u)) {
 			return nil
 		}
 		return base32Error(string(s))
@@ -122,7 +122,7 @@ const base32Want = "Crockford base32 character (0-9, A-Z without I, L, O, U)"
 // base32Error reports why the 26 characters of s are not a ULID: an invalid
 // character, or else a first character above '7'.
 func base32Error(s string) error {
-	if pos, msg, overflow := idtext.Base32Error(idtext.Upper, s, 0, base32Want); !overflow {
+	if pos, msg, overflow := idtext.Base32Error(&idtext.Upper, s, 0, base32Want); !overflow {
 		return &ParseError{Input: s, Pos: pos, Err: ErrCharacter, Msg: msg}
 	}
 	return &ParseError{Input: s, Pos: 0, Err: ErrOverflow,

@@ -38,7 +38,8 @@ type Base32 struct {
 	values [256]byte
 }
 
-// The two cases of base32 the IDs use.
+// The two cases of base32 the IDs use. They are variables, not pointers,
+// so that &Upper is a constant address in the callers.
 var (
 	// Upper writes upper case (ULID text and opaque ULID codes) and reads
 	// either case.
@@ -48,8 +49,7 @@ var (
 	Lower = newBase32(CrockfordLower, false)
 )
 
-func newBase32(alphabet string, eitherCase bool) *Base32 {
-	e := new(Base32)
+func newBase32(alphabet string, eitherCase bool) (e Base32) {
 	for v := range e.pairs {
 		e.pairs[v] = uint16(alphabet[v>>5]) | uint16(alphabet[v&31])<<8
 	}

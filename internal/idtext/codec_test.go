@@ -56,7 +56,7 @@ func TestBase32Encode(t *testing.T) {
 		for _, c := range []struct {
 			e        *Base32
 			alphabet string
-		}{{Upper, Crockford}, {Lower, CrockfordLower}} {
+		}{{&Upper, Crockford}, {&Lower, CrockfordLower}} {
 			var b [Base32Len]byte
 			c.e.Encode(hi, lo, &b)
 			if want := refEncode(c.alphabet, 0, hi, lo); string(b[:]) != want {
@@ -86,40 +86,40 @@ func TestBase32Encode(t *testing.T) {
 func TestDecodeBase32Strict(t *testing.T) {
 	good := "01arz3ndektsv4rrffq69g5fav"
 	var d, d2 [16]byte
-	if !DecodeBase32(Lower, good, 7, &d) {
+	if !DecodeBase32(&Lower, good, 7, &d) {
 		t.Fatal("Lower rejects lower case")
 	}
-	if DecodeBase32(Lower, strings.ToUpper(good), 7, &d2) {
+	if DecodeBase32(&Lower, strings.ToUpper(good), 7, &d2) {
 		t.Fatal("Lower accepts upper case")
 	}
-	if !DecodeBase32(Upper, good, 7, &d2) || d2 != d {
+	if !DecodeBase32(&Upper, good, 7, &d2) || d2 != d {
 		t.Fatal("Upper rejects lower case")
 	}
 	for _, c := range "ILOUilou-_ \x00\xff" {
 		s := good[:10] + string(c) + good[11:]
-		if DecodeBase32(Upper, s, 7, &d2) {
+		if DecodeBase32(&Upper, s, 7, &d2) {
 			t.Errorf("Upper accepts %q", c)
 		}
 	}
 	// Only the first 26 characters count.
 	d2 = [16]byte{}
-	if !DecodeBase32(Lower, []byte(good+"_tail"), 7, &d2) || d2 != d {
+	if !DecodeBase32(&Lower, []byte(good+"_tail"), 7, &d2) || d2 != d {
 		t.Fatal("DecodeBase32 of a longer input differs")
 	}
 	// The 2 bits above 128: refused unless maxFirst allows them; dst is
 	// written only on success.
 	d2 = [16]byte{}
-	if DecodeBase32(Upper, "8"+good[1:], 7, &d2) || d2 != ([16]byte{}) {
+	if DecodeBase32(&Upper, "8"+good[1:], 7, &d2) || d2 != ([16]byte{}) {
 		t.Fatal("an overflow is accepted or written")
 	}
-	if !DecodeBase32(Upper, "Z"+good[1:], 31, &d2) || Upper.Value('Z')>>3 != 3 || Upper.Value('z') != 31 || Lower.Value('Z') != 0xFF {
+	if !DecodeBase32(&Upper, "Z"+good[1:], 31, &d2) || Upper.Value('Z')>>3 != 3 || Upper.Value('z') != 31 || Lower.Value('Z') != 0xFF {
 		t.Fatalf("Z... with maxFirst 31 = %x", d2)
 	}
-	pos, msg, overflow := Base32Error(Upper, "8"+good[1:], 0, "x")
+	pos, msg, overflow := Base32Error(&Upper, "8"+good[1:], 0, "x")
 	if !overflow || pos != 0 || msg != "" {
 		t.Errorf("Base32Error of an overflow = %d %q %v", pos, msg, overflow)
 	}
-	pos, msg, overflow = Base32Error(Lower, "ab_"+good[:25]+"U", 3, "lower-case character")
+	pos, msg, overflow = Base32Error(&Lower, "ab_"+good[:25]+"U", 3, "lower-case character")
 	if overflow || pos != 28 || msg != "invalid character 'U' at position 28, want a lower-case character" {
 		t.Errorf("Base32Error = %d %q %v", pos, msg, overflow)
 	}
@@ -141,7 +141,7 @@ func FuzzDecodeBase32(f *testing.F) {
 			e          *Base32
 			alphabet   string
 			eitherCase bool
-		}{{Upper, Crockford, true}, {Lower, CrockfordLower, false}} {
+		}{{&Upper, Crockford, true}, {&Lower, CrockfordLower, false}} {
 			var d [16]byte
 			ok := DecodeBase32(c.e, s, 31, &d)
 			hi, lo := binary.BigEndian.Uint64(d[:8]), binary.BigEndian.Uint64(d[8:])
