@@ -2,9 +2,10 @@ package objectidtype
 
 import (
 	"database/sql/driver"
+	"errors"
 	"fmt"
 
-	"github.com/pgid/pgid/internal/idtext"
+	"github.com/pgid/pgid/internal/pgarray"
 )
 
 // Slice is a []ObjectID that database/sql binds and scans as a PostgreSQL
@@ -22,6 +23,10 @@ type Slice []ObjectID
 // PostgreSQL array whose elements may be NULL, as [Slice] does.
 type NullSlice []NullObjectID
 
+// ErrArray: the text given to [Slice.Scan] or [NullSlice.Scan] is not a
+// one-dimensional PostgreSQL array. Test for it with [errors.Is].
+var ErrArray = errors.New("objectidtype: invalid array")
+
 // errNullElem is the error for a NULL element scanned into a Slice.
 var errNullElem = fmt.Errorf("%w element: use NullSlice for an array with NULL elements", ErrNull)
 
@@ -30,7 +35,7 @@ var errNullElem = fmt.Errorf("%w element: use NullSlice for an array with NULL e
 // output (\x and 24 hex digits) or a text[] of the forms [Parse] takes, or
 // binary (pgx). Syntax errors wrap [ErrArray]. On error s is left unchanged.
 func (s *Slice) Scan(src any) error {
-	return idtext.ScanSlice((*[]ObjectID)(s), src, ErrArray, ErrScanType, "Slice", func(data []byte, null, raw bool) (o ObjectID, err error) {
+	return pgarray.ScanSlice((*[]ObjectID)(s), src, ErrArray, ErrScanType, "Slice", func(data []byte, null, raw bool) (o ObjectID, err error) {
 		return o, o.scanElem(data, null, raw)
 	})
 }
@@ -38,13 +43,13 @@ func (s *Slice) Scan(src any) error {
 // Value implements the [database/sql/driver.Valuer] interface: the text of a
 // bytea[], {"\\x…",…}, or nil (NULL) for a nil Slice.
 func (s Slice) Value() (driver.Value, error) {
-	return idtext.SliceValue(s == nil, len(s), byteaTextLen, true, func(b []byte, i int) ([]byte, bool) { return s[i].appendByteaText(b), false })
+	return pgarray.SliceValue(s == nil, len(s), byteaTextLen, true, func(b []byte, i int) ([]byte, bool) { return s[i].appendByteaText(b), false })
 }
 
 // Scan implements the [database/sql.Scanner] interface as [Slice.Scan] does,
 // with NULL elements as NullObjectIDs that are not Valid.
 func (s *NullSlice) Scan(src any) error {
-	return idtext.ScanSlice((*[]NullObjectID)(s), src, ErrArray, ErrScanType, "NullSlice", func(data []byte, null, raw bool) (n NullObjectID, err error) {
+	return pgarray.ScanSlice((*[]NullObjectID)(s), src, ErrArray, ErrScanType, "NullSlice", func(data []byte, null, raw bool) (n NullObjectID, err error) {
 		if n.Valid = !null; null {
 			return n, nil
 		}
@@ -55,7 +60,7 @@ func (s *NullSlice) Scan(src any) error {
 // Value implements the [database/sql/driver.Valuer] interface as
 // [Slice.Value] does, with NULL for the elements that are not Valid.
 func (s NullSlice) Value() (driver.Value, error) {
-	return idtext.SliceValue(s == nil, len(s), byteaTextLen, true, func(b []byte, i int) ([]byte, bool) { return s[i].ObjectID.appendByteaText(b), !s[i].Valid })
+	return pgarray.SliceValue(s == nil, len(s), byteaTextLen, true, func(b []byte, i int) ([]byte, bool) { return s[i].ObjectID.appendByteaText(b), !s[i].Valid })
 }
 
 // scanElem stores an array element into o: the 12 bytes of a binary bytea

@@ -3,7 +3,6 @@ package objectidtype
 import (
 	"bytes"
 	"encoding/binary"
-	"fmt"
 	"time"
 )
 
@@ -17,10 +16,10 @@ import (
 type ObjectID [12]byte
 
 // FromBytes returns the ObjectID held in b, which must be exactly 12 bytes.
-// The error wraps [ErrLength] otherwise.
+// The error is otherwise a [*ParseError] wrapping [ErrLength].
 func FromBytes(b []byte) (ObjectID, error) {
 	if len(b) != len(ObjectID{}) {
-		return ObjectID{}, fmt.Errorf("%w: %d bytes, want 12", ErrLength, len(b))
+		return ObjectID{}, bytesLengthError(b)
 	}
 	return ObjectID(b), nil
 }

@@ -1,9 +1,9 @@
 package objectidtype
 
 import (
-	"encoding/binary"
-
 	"github.com/jackc/pgx/v5/pgtype"
+
+	"github.com/pgid/pgid/internal/idtext"
 )
 
 // pgx v5 support. ObjectID implements pgtype.BytesScanner and
@@ -56,7 +56,7 @@ func (o *ObjectID) ScanText(v pgtype.Text) error {
 func (o ObjectID) TextValue() (pgtype.Text, error) {
 	var b [byteaTextLen]byte
 	b[0], b[1] = '\\', 'x'
-	encodeHex(binary.BigEndian.Uint64(o[:8]), binary.BigEndian.Uint32(o[8:]), (*[hexLen]byte)(b[2:]))
+	idtext.EncodeHex12((*[12]byte)(&o), (*[hexLen]byte)(b[2:]))
 	return pgtype.Text{String: string(b[:]), Valid: true}, nil
 }
 

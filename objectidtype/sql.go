@@ -2,10 +2,24 @@ package objectidtype
 
 import (
 	"database/sql/driver"
+	"errors"
 	"fmt"
 	"strconv"
 
 	"github.com/pgid/pgid/internal/idtext"
+	"github.com/pgid/pgid/internal/nullid"
+)
+
+// Errors of Scan, besides the [*ParseError] of a value that is no ObjectID.
+// Test for them with [errors.Is].
+var (
+	// ErrNull: SQL NULL was scanned into a plain ObjectID or ShortID; use
+	// [NullObjectID], sql.Null[ObjectID] or *ObjectID (*ShortID) for
+	// nullable columns. (JSON null leaves a plain ObjectID unchanged, as
+	// encoding/json does for other values.)
+	ErrNull = errors.New("objectidtype: NULL")
+	// ErrScanType: Scan was given a Go type that cannot hold an ObjectID.
+	ErrScanType = errors.New("objectidtype: unsupported scan source")
 )
 
 // Scan implements the [database/sql.Scanner] interface. Drivers (pgx's
@@ -53,7 +67,9 @@ func (o *ObjectID) scanBytes(src []byte) error {
 func (o *ObjectID) scanText(s string) error {
 	switch len(s) {
 	case byteaTextLen:
-		if s[0] == '\\' && s[1] == 'x' && decodeHex(s[2:], o) {
+		var v ObjectID
+		if s[0] == '\\' && s[1] == 'x' && idtext.DecodeHex(s[2:], v[:]) {
+			*o = v
 			return nil
 		}
 		return charError(s, `bytea's hex text (\x and 24 hex digits)`, isByteaTextChar)
@@ -116,58 +132,29 @@ type NullObjectID struct {
 // []byte) sets Valid to false; every other input is scanned as by
 // [ObjectID.Scan]. On error n is left unchanged.
 func (n *NullObjectID) Scan(src any) error {
-	if b, isBytes := src.([]byte); src == nil || isBytes && b == nil {
-		*n = NullObjectID{}
-		return nil
-	}
-	v := n.ObjectID
-	if err := v.Scan(src); err != nil {
-		return err
-	}
-	*n = NullObjectID{ObjectID: v, Valid: true}
-	return nil
+	return nullid.Scan(&n.ObjectID, &n.Valid, src, (*ObjectID).Scan)
 }
 
 // Value implements the [database/sql/driver.Valuer] interface: nil if not
 // Valid, else the raw 12 bytes.
 func (n NullObjectID) Value() (driver.Value, error) {
-	if !n.Valid {
-		return nil, nil
-	}
-	return n.ObjectID.Value()
+	return nullid.Value(n.ObjectID, n.Valid, ObjectID.Value)
 }
 
 // String returns the ObjectID's canonical form if Valid, else "NULL".
-func (n NullObjectID) String() string {
-	if !n.Valid {
-		return "NULL"
-	}
-	return n.ObjectID.String()
-}
+func (n NullObjectID) String() string { return nullid.String(n.ObjectID, n.Valid, ObjectID.String) }
 
 // MarshalJSON implements the [encoding/json.Marshaler] interface: null if not
 // Valid, else the ObjectID's hex string.
 func (n NullObjectID) MarshalJSON() ([]byte, error) {
-	if !n.Valid {
-		return []byte("null"), nil
-	}
-	return n.ObjectID.MarshalJSON()
+	return nullid.MarshalJSON(n.ObjectID, n.Valid, ObjectID.MarshalJSON)
 }
 
 // UnmarshalJSON implements the [encoding/json.Unmarshaler] interface: null
 // sets Valid to false; a string is parsed as by [ObjectID.UnmarshalJSON]. On
 // error n is left unchanged.
 func (n *NullObjectID) UnmarshalJSON(data []byte) error {
-	if string(data) == "null" {
-		*n = NullObjectID{}
-		return nil
-	}
-	v := n.ObjectID
-	if err := v.UnmarshalJSON(data); err != nil {
-		return err
-	}
-	*n = NullObjectID{ObjectID: v, Valid: true}
-	return nil
+	return nullid.UnmarshalJSON(&n.ObjectID, &n.Valid, data, (*ObjectID).UnmarshalJSON)
 }
 
 // Scan implements the [database/sql.Scanner] interface, as [ObjectID.Scan]

@@ -3,7 +3,6 @@ package objectidtype
 import (
 	"bytes"
 	"encoding/base64"
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"slices"
@@ -13,24 +12,13 @@ import (
 	"github.com/pgid/pgid/internal/idtext"
 )
 
-// Errors returned (wrapped) by parsing, scanning and decoding. Test for them
-// with [errors.Is]; the wrapping error's message names the input and what is
-// wrong with it.
+// Errors a parse returns, wrapped in a [*ParseError]: from [Parse], the
+// Unmarshal methods, [FromBytes] and Scan. Test for them with [errors.Is].
 var (
 	// ErrLength: the input has a length that no ObjectID form has.
 	ErrLength = errors.New("objectidtype: invalid length")
 	// ErrCharacter: the input holds a character its form does not allow.
 	ErrCharacter = errors.New("objectidtype: invalid character")
-	// ErrNull: SQL NULL was scanned into a plain ObjectID or ShortID; use
-	// [NullObjectID], sql.Null[ObjectID] or *ObjectID (*ShortID) for
-	// nullable columns. (JSON null leaves a plain ObjectID unchanged, as
-	// encoding/json does for other values.)
-	ErrNull = errors.New("objectidtype: NULL")
-	// ErrScanType: Scan was given a Go type that cannot hold an ObjectID.
-	ErrScanType = errors.New("objectidtype: unsupported scan source")
-	// ErrArray: the text given to [Slice.Scan] or [NullSlice.Scan] is not a
-	// one-dimensional PostgreSQL array.
-	ErrArray = errors.New("objectidtype: invalid array")
 )
 
 // ParseError describes why an input is not an ObjectID. It wraps
@@ -58,13 +46,9 @@ const (
 	shortLen = 16 // the URL-safe short form
 )
 
-// shortAlphabet is the short form's alphabet, value 0 to 63: digits,
-// lower-case letters, upper-case letters, '-' and '_'.
-const shortAlphabet = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-_"
-
 // shortEncoding encodes 12 bytes as exactly 16 characters of 6 bits each,
 // most significant first, so there is neither padding nor leftover bits.
-var shortEncoding = base64.NewEncoding(shortAlphabet).WithPadding(base64.NoPadding).Strict()
+var shortEncoding = base64.NewEncoding(ShortAlphabet).WithPadding(base64.NoPadding).Strict()
 
 // Parse parses an ObjectID in either of its text forms:
 //
@@ -103,7 +87,9 @@ func MustParse(s string) ObjectID {
 func parse[T string | []byte](s T, o *ObjectID) error {
 	switch len(s) {
 	case hexLen:
-		if decodeHex(s, o) {
+		var v ObjectID
+		if idtext.DecodeHex(s, v[:]) {
+			*o = v
 			return nil
 		}
 	case shortLen:
@@ -115,24 +101,6 @@ func parse[T string | []byte](s T, o *ObjectID) error {
 		}
 	}
 	return parseError(string(s))
-}
-
-// decodeHex decodes the 24 hex digits of s into *o and reports whether they
-// all were hex digits; it writes *o only if they were.
-func decodeHex[T string | []byte](s T, o *ObjectID) bool {
-	_ = s[hexLen-1]
-	var v ObjectID
-	var bad byte
-	for i := range v {
-		hi, lo := idtext.HexValue[s[2*i]], idtext.HexValue[s[2*i+1]]
-		bad |= hi | lo
-		v[i] = hi<<4 | lo
-	}
-	if bad&0xF0 != 0 {
-		return false
-	}
-	*o = v
-	return true
 }
 
 // decodeShort decodes the 16 short-form characters in a and reports whether
@@ -153,12 +121,18 @@ func parseError(s string) error {
 		return charError(s, "hex digit", func(_ int, c byte) bool { return idtext.IsHex(c) })
 	case shortLen:
 		return charError(s, "short-form character (0-9, a-z, A-Z, '-' or '_')",
-			func(_ int, c byte) bool { return strings.IndexByte(shortAlphabet, c) >= 0 })
+			func(_ int, c byte) bool { return strings.IndexByte(ShortAlphabet, c) >= 0 })
 	}
 	return &ParseError{
 		Input: s, Pos: -1, Err: ErrLength,
 		Msg: "invalid length " + strconv.Itoa(len(s)) + ", want 24 (hex) or 16 (short form)",
 	}
+}
+
+// bytesLengthError is the error of [FromBytes] for b, which is not 12 bytes.
+func bytesLengthError(b []byte) *ParseError {
+	return &ParseError{Input: string(b), Pos: -1, Err: ErrLength,
+		Msg: "invalid length " + strconv.Itoa(len(b)) + ", want 12 bytes"}
 }
 
 // charError reports the first byte of s that valid rejects.
@@ -170,7 +144,7 @@ func charError(s string, want string, valid func(i int, c byte) bool) error {
 // String returns the canonical form: 24 lower-case hex digits.
 func (o ObjectID) String() string {
 	var b [hexLen]byte
-	encodeHex(binary.BigEndian.Uint64(o[:8]), binary.BigEndian.Uint32(o[8:]), &b)
+	idtext.EncodeHex12((*[12]byte)(&o), &b)
 	return string(b[:])
 }
 
@@ -199,7 +173,7 @@ func (o ObjectID) AppendText(b []byte) ([]byte, error) {
 	b = slices.Grow(b, hexLen)
 	n := len(b)
 	b = b[:n+hexLen]
-	encodeHex(binary.BigEndian.Uint64(o[:8]), binary.BigEndian.Uint32(o[8:]), (*[hexLen]byte)(b[n:]))
+	idtext.EncodeHex12((*[12]byte)(&o), (*[hexLen]byte)(b[n:]))
 	return b, nil
 }
 
@@ -222,7 +196,8 @@ func (o ObjectID) AppendBinary(b []byte) ([]byte, error) { return append(b, o[:]
 func (o ObjectID) MarshalBinary() ([]byte, error) { return o.AppendBinary(make([]byte, 0, len(o))) }
 
 // UnmarshalBinary implements the [encoding.BinaryUnmarshaler] interface. data
-// must be exactly 12 bytes; on error o is left unchanged.
+// must be exactly 12 bytes, else the error is a [*ParseError] wrapping
+// [ErrLength]; on error o is left unchanged.
 func (o *ObjectID) UnmarshalBinary(data []byte) error {
 	v, err := FromBytes(data)
 	if err != nil {
@@ -235,10 +210,7 @@ func (o *ObjectID) UnmarshalBinary(data []byte) error {
 // MarshalJSON implements the [encoding/json.Marshaler] interface: a JSON
 // string holding the 24 hex digits. For the short form use [ShortID].
 func (o ObjectID) MarshalJSON() ([]byte, error) {
-	b := make([]byte, 0, hexLen+2)
-	b = append(b, '"')
-	b, _ = o.AppendText(b)
-	return append(b, '"'), nil
+	return idtext.MarshalJSON(hexLen, o.AppendText)
 }
 
 // UnmarshalJSON implements the [encoding/json.Unmarshaler] interface. It
@@ -310,43 +282,9 @@ func (s *ShortID) UnmarshalText(text []byte) error { return (*ObjectID)(s).Unmar
 // MarshalJSON implements the [encoding/json.Marshaler] interface: a JSON
 // string holding the short form.
 func (s ShortID) MarshalJSON() ([]byte, error) {
-	b := make([]byte, 0, shortLen+2)
-	b = append(b, '"')
-	b, _ = s.AppendText(b)
-	return append(b, '"'), nil
+	return idtext.MarshalJSON(shortLen, s.AppendText)
 }
 
 // UnmarshalJSON implements the [encoding/json.Unmarshaler] interface, as
 // [ObjectID.UnmarshalJSON] does.
 func (s *ShortID) UnmarshalJSON(data []byte) error { return (*ObjectID)(s).UnmarshalJSON(data) }
-
-// encodeHex writes the 24 hex digits of the ObjectID whose first 8 bytes
-// are hi and last 4 lo, big-endian, one nibble at a time: no loop and no
-// call, unlike encoding/hex.
-func encodeHex(hi uint64, lo uint32, b *[hexLen]byte) {
-	const digits = "0123456789abcdef"
-	b[0] = digits[hi>>60]
-	b[1] = digits[hi>>56&15]
-	b[2] = digits[hi>>52&15]
-	b[3] = digits[hi>>48&15]
-	b[4] = digits[hi>>44&15]
-	b[5] = digits[hi>>40&15]
-	b[6] = digits[hi>>36&15]
-	b[7] = digits[hi>>32&15]
-	b[8] = digits[hi>>28&15]
-	b[9] = digits[hi>>24&15]
-	b[10] = digits[hi>>20&15]
-	b[11] = digits[hi>>16&15]
-	b[12] = digits[hi>>12&15]
-	b[13] = digits[hi>>8&15]
-	b[14] = digits[hi>>4&15]
-	b[15] = digits[hi&15]
-	b[16] = digits[lo>>28]
-	b[17] = digits[lo>>24&15]
-	b[18] = digits[lo>>20&15]
-	b[19] = digits[lo>>16&15]
-	b[20] = digits[lo>>12&15]
-	b[21] = digits[lo>>8&15]
-	b[22] = digits[lo>>4&15]
-	b[23] = digits[lo&15]
-}

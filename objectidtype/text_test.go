@@ -277,8 +277,8 @@ func seedBitsShort(o ObjectID) string {
 		a := strings.IndexByte(hexDigits, h[i])
 		m := strings.IndexByte(hexDigits, h[i+1])
 		c := strings.IndexByte(hexDigits, h[i+2])
-		b.WriteByte(shortAlphabet[a<<2|m>>2])
-		b.WriteByte(shortAlphabet[(m&3)<<4|c])
+		b.WriteByte(ShortAlphabet[a<<2|m>>2])
+		b.WriteByte(ShortAlphabet[(m&3)<<4|c])
 	}
 	return b.String()
 }

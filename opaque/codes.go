@@ -3,10 +3,23 @@ package opaque
 import (
 	"encoding/base64"
 	"encoding/binary"
+	"errors"
 	"sync"
 
+	"github.com/pgid/pgid/internal/idtext"
 	"github.com/pgid/pgid/objectidtype"
 	"github.com/pgid/pgid/ulidtype"
+)
+
+// Errors of opening a code, wrapped in a [*CodeError]. Test for them with
+// [errors.Is].
+var (
+	// ErrLength: a code has the wrong length for its kind.
+	ErrLength = errors.New("opaque: invalid length")
+	// ErrCharacter: a code has a character outside its alphabet.
+	ErrCharacter = errors.New("opaque: invalid character")
+	// ErrUnknownKey: a ULID code names a key ID the Codec does not have.
+	ErrUnknownKey = errors.New("opaque: unknown key")
 )
 
 // Code lengths.
@@ -15,27 +28,9 @@ const (
 	ULIDCodeLen     = 26 // 130 bits: a 2-bit key ID and one AES block
 )
 
-// objectIDAlphabet is [objectidtype.ObjectID.Short]'s: the digit values 0 to
-// 63 of FF1's numerals, in order.
-const objectIDAlphabet = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-_"
-
-var objectIDEncoding = base64.NewEncoding(objectIDAlphabet).WithPadding(base64.NoPadding).Strict()
-
-// ulidAlphabet is Crockford's base32, as ULID text uses it.
-const ulidAlphabet = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
-
-// ulidDecode maps a character (either case) to its 5-bit value, 0xFF for
-// characters outside the alphabet.
-var ulidDecode = func() (t [256]byte) {
-	for i := range t {
-		t[i] = 0xFF
-	}
-	for i := 0; i < len(ulidAlphabet); i++ {
-		t[ulidAlphabet[i]] = byte(i)
-		t[ulidAlphabet[i]|0x20] = byte(i) // lower case
-	}
-	return t
-}()
+// objectIDEncoding writes FF1's 16 numerals of radix 64 in the alphabet of
+// [objectidtype.ObjectID.Short], digit values 0 to 63 in order.
+var objectIDEncoding = base64.NewEncoding(objectidtype.ShortAlphabet).WithPadding(base64.NoPadding).Strict()
 
 // scratch holds the two AES blocks a permutation needs: a cipher.Block's
 // Encrypt is an interface call, so buffers passed to it escape, and the
@@ -116,15 +111,11 @@ func (c *Codec) AppendULID(b []byte, id ulidtype.ULID) []byte {
 	hi := binary.BigEndian.Uint64(buf[16:24])
 	lo := binary.BigEndian.Uint64(buf[24:32])
 	scratch.Put(buf)
+	// 130 bits in ULID text's base32: the key ID, then the 128 bits of the
+	// block.
 	var text [ULIDCodeLen]byte
-	// 130 bits: the key ID, then the 128 bits of the block, 5 at a time
-	// from the least significant end.
-	for i := ULIDCodeLen - 1; i >= 1; i-- {
-		text[i] = ulidAlphabet[lo&31]
-		lo = lo>>5 | hi<<59
-		hi >>= 5
-	}
-	text[0] = ulidAlphabet[uint64(c.current.id)<<3|lo&7]
+	idtext.Upper.Encode(hi, lo, &text)
+	text[0] = ulidtype.Alphabet[uint64(c.current.id)<<3|hi>>61]
 	return append(b, text[:]...)
 }
 
@@ -139,31 +130,20 @@ func (c *Codec) ULIDCode(id ulidtype.ULID) string {
 // [ErrCharacter] or [ErrUnknownKey].
 func (c *Codec) OpenULID(code string) (ulidtype.ULID, error) {
 	if len(code) != ULIDCodeLen {
-		return ulidtype.ULID{}, lengthError("ULID", code, ULIDCodeLen, isULIDChar, ulidWant)
-	}
-	var hi, lo uint64
-	bad := byte(0)
-	first := ulidDecode[code[0]]
-	bad |= first
-	for i := 1; i < ULIDCodeLen; i++ {
-		v := ulidDecode[code[i]]
-		bad |= v
-		hi = hi<<5 | lo>>59
-		lo = lo<<5 | uint64(v&31)
-	}
-	if bad&0xE0 != 0 { // some character decoded to 0xFF
-		return ulidtype.ULID{}, charError("ULID", code, isULIDChar, ulidWant)
-	}
-	// 25 characters carry 125 bits; the first character's low 3 bits
-	// are the block's top 3, its high 2 the key ID.
-	hi |= uint64(first&7) << 61
-	s := c.byID[first>>3]
-	if s == nil {
-		return ulidtype.ULID{}, codeError("ULID", code, ErrUnknownKey, "made with key "+string('0'+first>>3)+", which this codec does not have")
+		return ulidtype.ULID{}, lengthError("ULID", code, ULIDCodeLen, idtext.Upper.Valid, ulidWant)
 	}
 	buf := scratch.Get().(*[32]byte)
-	binary.BigEndian.PutUint64(buf[:8], hi)
-	binary.BigEndian.PutUint64(buf[8:16], lo)
+	if !idtext.DecodeBase32(&idtext.Upper, code, 31, (*[16]byte)(buf[:16])) {
+		scratch.Put(buf)
+		return ulidtype.ULID{}, charError("ULID", code, idtext.Upper.Valid, ulidWant)
+	}
+	// The 2 bits above the block's 128 are the key ID.
+	key := idtext.Upper.Value(code[0]) >> 3
+	s := c.byID[key]
+	if s == nil {
+		scratch.Put(buf)
+		return ulidtype.ULID{}, codeError("ULID", code, ErrUnknownKey, "made with key "+string('0'+key)+", which this codec does not have")
+	}
 	s.block.Decrypt(buf[16:], buf[:16])
 	var id ulidtype.ULID
 	copy(id[:], buf[16:])
@@ -178,8 +158,6 @@ func isObjectIDChar(c byte) bool {
 }
 
 const ulidWant = "a Crockford base32 character"
-
-func isULIDChar(c byte) bool { return ulidDecode[c] != 0xFF }
 
 func put48(b []byte, v uint64) {
 	_ = b[5]

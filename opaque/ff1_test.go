@@ -8,6 +8,8 @@ import (
 	"math/big"
 	"strings"
 	"testing"
+
+	"github.com/pgid/pgid/objectidtype"
 )
 
 // refFF1 is FF1 as SP 800-38G section 5.1 writes it, for any radix up to
@@ -166,7 +168,7 @@ func TestFF1FastPathMatchesReference(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			ref := refFF1{block: c.current.block, radix: 64, alpha: objectIDAlphabet}
+			ref := refFF1{block: c.current.block, radix: 64, alpha: objectidtype.ShortAlphabet}
 			for i := 0; i < 200; i++ {
 				var raw [12]byte
 				rand.Read(raw[:])

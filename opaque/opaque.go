@@ -50,18 +50,11 @@ import (
 	"unicode/utf8"
 )
 
+// Errors of keys. Test for them with [errors.Is].
 var (
 	// ErrKey: a key is not 16, 24 or 32 bytes, has an ID over 3, or two
 	// keys share an ID.
 	ErrKey = errors.New("opaque: invalid key")
-	// ErrLength: a code has the wrong length for its kind.
-	ErrLength = errors.New("opaque: invalid length")
-	// ErrCharacter: a code has a character outside its alphabet.
-	ErrCharacter = errors.New("opaque: invalid character")
-	// ErrUnknownKey: a ULID code names a key ID the Codec does not have.
-	ErrUnknownKey = errors.New("opaque: unknown key")
-	// ErrNoCodec: a Public value with no Codec was marshalled or filled.
-	ErrNoCodec = errors.New("opaque: no codec")
 	// ErrKeyEncoding: a Key was to be gob-encoded, or decoded from JSON,
 	// XML, text or gob; its secret is never written or read that way.
 	ErrKeyEncoding = errors.New("opaque: keys are not encoded")

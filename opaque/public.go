@@ -1,9 +1,15 @@
 package opaque
 
 import (
+	"errors"
+
 	"github.com/pgid/pgid/objectidtype"
 	"github.com/pgid/pgid/ulidtype"
 )
+
+// ErrNoCodec: a Public value with no Codec was marshalled or filled. Test
+// for it with [errors.Is].
+var ErrNoCodec = errors.New("opaque: no codec")
 
 // PublicObjectID is an ObjectId that writes itself as its public code: a
 // field of a struct a service marshals (JSON, text). It carries its
@@ -30,18 +36,14 @@ func (c *Codec) PublicObjectID(id objectidtype.ObjectID) PublicObjectID {
 
 // String returns the code, or "" without a codec.
 func (p PublicObjectID) String() string {
-	if p.codec == nil {
-		return ""
-	}
-	return p.codec.ObjectIDCode(p.ID)
+	var b [ObjectIDCodeLen]byte
+	t, _ := p.AppendText(b[:0])
+	return string(t)
 }
 
 // AppendText appends the code to b.
 func (p PublicObjectID) AppendText(b []byte) ([]byte, error) {
-	if p.codec == nil {
-		return b, ErrNoCodec
-	}
-	return p.codec.AppendObjectID(b, p.ID), nil
+	return appendCode(p.codec, b, p.ID, (*Codec).AppendObjectID)
 }
 
 // MarshalText returns the code.
@@ -51,15 +53,7 @@ func (p PublicObjectID) MarshalText() ([]byte, error) {
 
 // UnmarshalText decodes a code with p's codec, under its current key.
 func (p *PublicObjectID) UnmarshalText(text []byte) error {
-	if p.codec == nil {
-		return ErrNoCodec
-	}
-	id, err := p.codec.OpenObjectID(string(text))
-	if err != nil {
-		return err
-	}
-	p.ID = id
-	return nil
+	return openCode(p.codec, text, (*Codec).OpenObjectID, &p.ID)
 }
 
 // PublicULID is a ULID that writes itself as its public code; see
@@ -77,18 +71,14 @@ func (c *Codec) PublicULID(id ulidtype.ULID) PublicULID {
 
 // String returns the code, or "" without a codec.
 func (p PublicULID) String() string {
-	if p.codec == nil {
-		return ""
-	}
-	return p.codec.ULIDCode(p.ID)
+	var b [ULIDCodeLen]byte
+	t, _ := p.AppendText(b[:0])
+	return string(t)
 }
 
 // AppendText appends the code to b.
 func (p PublicULID) AppendText(b []byte) ([]byte, error) {
-	if p.codec == nil {
-		return b, ErrNoCodec
-	}
-	return p.codec.AppendULID(b, p.ID), nil
+	return appendCode(p.codec, b, p.ID, (*Codec).AppendULID)
 }
 
 // MarshalText returns the code.
@@ -98,13 +88,28 @@ func (p PublicULID) MarshalText() ([]byte, error) {
 
 // UnmarshalText decodes a code with p's codec, under the key it names.
 func (p *PublicULID) UnmarshalText(text []byte) error {
-	if p.codec == nil {
+	return openCode(p.codec, text, (*Codec).OpenULID, &p.ID)
+}
+
+// appendCode appends the code of id, made by appendID, to b; without a
+// codec it appends nothing and returns [ErrNoCodec].
+func appendCode[ID any](c *Codec, b []byte, id ID, appendID func(*Codec, []byte, ID) []byte) ([]byte, error) {
+	if c == nil {
+		return b, ErrNoCodec
+	}
+	return appendID(c, b, id), nil
+}
+
+// openCode sets *dst to the ID open finds for text; without a codec, or on
+// error, *dst is left unchanged.
+func openCode[ID any](c *Codec, text []byte, open func(*Codec, string) (ID, error), dst *ID) error {
+	if c == nil {
 		return ErrNoCodec
 	}
-	id, err := p.codec.OpenULID(string(text))
+	id, err := open(c, string(text))
 	if err != nil {
 		return err
 	}
-	p.ID = id
+	*dst = id
 	return nil
 }

@@ -54,8 +54,8 @@ func TestCodeStatistics(t *testing.T) {
 		alphabet string
 		skip     int // leading characters that are not random: the ULID key ID
 	}{
-		{"ObjectId", ocodes, objectIDAlphabet, 0},
-		{"ULID", ucodes, ulidAlphabet, 1},
+		{"ObjectId", ocodes, objectidtype.ShortAlphabet, 0},
+		{"ULID", ucodes, ulidtype.Alphabet, 1},
 	} {
 		rho := spearman(k.codes)
 		t.Logf("%s: Spearman's rho between ID order and code order over %d consecutive IDs: %+.5f", k.name, statsN, rho)

@@ -136,7 +136,7 @@ func (id AnyID) Prefix() string { return id.prefix }
 // Suffix returns the 26 lower-case base32 characters after the prefix.
 func (id AnyID) Suffix() string {
 	var b [suffixLen]byte
-	encodeSuffix(&id.b, &b)
+	idtext.Lower.EncodeID(&id.b, &b)
 	return string(b[:])
 }
 
@@ -242,10 +242,6 @@ func (id *AnyID) Scan(src any) error {
 	}
 	return fmt.Errorf("%w: cannot scan %T into an AnyID", ErrScanType, src)
 }
-
-// isUUIDText reports whether s has the shape of the 36-character UUID text
-// (a hyphen at offset 8, which no TypeID has there).
-func isUUIDText[T string | []byte](s T) bool { return len(s) == uuidTextLen && s[8] == '-' }
 
 // errNullAny is the error for NULL scanned into an AnyID.
 var errNullAny = idtext.NullError(ErrNull, "an AnyID", "sql.Null[AnyID] or *AnyID")

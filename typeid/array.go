@@ -2,9 +2,11 @@ package typeid
 
 import (
 	"database/sql/driver"
+	"errors"
 	"fmt"
 
 	"github.com/pgid/pgid/internal/idtext"
+	"github.com/pgid/pgid/internal/pgarray"
 )
 
 // Slice is a []ID[P] that database/sql binds and scans as a PostgreSQL array
@@ -25,6 +27,10 @@ type Slice[P Prefix] []ID[P]
 // PostgreSQL array whose elements may be NULL, as [Slice] does.
 type NullSlice[P Prefix] []NullID[P]
 
+// ErrArray: the input of [Slice.Scan] or [NullSlice.Scan] is not a
+// one-dimensional PostgreSQL array. Test for it with [errors.Is].
+var ErrArray = errors.New("typeid: invalid array")
+
 // errNullElem is the error for a NULL element scanned into a Slice.
 var errNullElem = fmt.Errorf("%w element: use NullSlice for an array with NULL elements", ErrNull)
 
@@ -33,7 +39,7 @@ var errNullElem = fmt.Errorf("%w element: use NullSlice for an array with NULL e
 // [ErrArray], element errors name the element and wrap its error. On error
 // s is left unchanged.
 func (s *Slice[P]) Scan(src any) error {
-	return idtext.ScanSlice((*[]ID[P])(s), src, ErrArray, ErrScanType, "Slice", func(data []byte, null, raw bool) (id ID[P], err error) {
+	return pgarray.ScanSlice((*[]ID[P])(s), src, ErrArray, ErrScanType, "Slice", func(data []byte, null, raw bool) (id ID[P], err error) {
 		if null {
 			return id, errNullElem
 		}
@@ -45,7 +51,7 @@ func (s *Slice[P]) Scan(src any) error {
 // text, {…,…}, with each ID in the 36-character UUID form, or nil (NULL) for
 // a nil Slice.
 func (s Slice[P]) Value() (driver.Value, error) {
-	return idtext.SliceValue(s == nil, len(s), uuidTextLen, false, func(b []byte, i int) ([]byte, bool) {
+	return pgarray.SliceValue(s == nil, len(s), uuidTextLen, false, func(b []byte, i int) ([]byte, bool) {
 		return appendUUID(b, &s[i].b), false
 	})
 }
@@ -53,7 +59,7 @@ func (s Slice[P]) Value() (driver.Value, error) {
 // Scan implements the [database/sql.Scanner] interface as [Slice.Scan] does,
 // with NULL elements as NullIDs that are not Valid.
 func (s *NullSlice[P]) Scan(src any) error {
-	return idtext.ScanSlice((*[]NullID[P])(s), src, ErrArray, ErrScanType, "NullSlice", func(data []byte, null, raw bool) (n NullID[P], err error) {
+	return pgarray.ScanSlice((*[]NullID[P])(s), src, ErrArray, ErrScanType, "NullSlice", func(data []byte, null, raw bool) (n NullID[P], err error) {
 		if n.Valid = !null; null {
 			return n, nil
 		}
@@ -64,7 +70,7 @@ func (s *NullSlice[P]) Scan(src any) error {
 // Value implements the [database/sql/driver.Valuer] interface as
 // [Slice.Value] does, with NULL for the elements that are not Valid.
 func (s NullSlice[P]) Value() (driver.Value, error) {
-	return idtext.SliceValue(s == nil, len(s), uuidTextLen, false, func(b []byte, i int) ([]byte, bool) {
+	return pgarray.SliceValue(s == nil, len(s), uuidTextLen, false, func(b []byte, i int) ([]byte, bool) {
 		return appendUUID(b, &s[i].ID.b), !s[i].Valid
 	})
 }

@@ -2,13 +2,26 @@ package typeid
 
 import (
 	"database/sql/driver"
+	"errors"
 	"fmt"
 
 	"github.com/pgid/pgid/internal/idtext"
+	"github.com/pgid/pgid/internal/nullid"
+	"github.com/pgid/pgid/ulidtype"
+)
+
+// Errors of Scan, besides the [*ParseError] of a text that is no ID. Test for
+// them with [errors.Is].
+var (
+	// ErrNull: SQL NULL was scanned into a plain ID; use [NullID],
+	// sql.Null[ID[P]] or *ID[P] for nullable columns.
+	ErrNull = errors.New("typeid: NULL")
+	// ErrScanType: Scan was given a Go type that cannot hold an ID.
+	ErrScanType = errors.New("typeid: unsupported scan source")
 )
 
 // uuidTextLen is the length of the 36-character UUID form.
-const uuidTextLen = 36
+const uuidTextLen = idtext.UUIDLen
 
 // Scan implements the [database/sql.Scanner] interface. It accepts what a
 // PostgreSQL driver hands back for a uuid or pgid.ulid column, the 36-character
@@ -38,32 +51,36 @@ func (id *ID[P]) Scan(src any) error {
 // scanText decodes s, a UUID's 36-character text (a hyphen at offset 8,
 // which no TypeID has there) or else TypeID text of prefix, into *dst.
 func scanText[T string | []byte](s T, dst *[16]byte, prefix string) error {
-	if len(s) != uuidTextLen || s[8] != '-' {
+	if !isUUIDText(s) {
 		return parse(prefix, s, dst)
 	}
-	var v [16]byte
-	var bad byte
-	for i, p := range uuidPairs {
-		hi, lo := idtext.HexValue[s[p]], idtext.HexValue[s[p+1]]
-		bad |= hi | lo
-		v[i] = hi<<4 | lo
-	}
-	if bad&0xF0 == 0 && s[13] == '-' && s[18] == '-' && s[23] == '-' {
-		*dst = v
+	if idtext.DecodeUUID(s, dst) {
 		return nil
 	}
-	in := string(s)
-	pos, msg := idtext.InvalidChar(in, "hex digit or a hyphen at 8, 13, 18 and 23 (a UUID)", func(i int, c byte) bool {
-		if i == 8 || i == 13 || i == 18 || i == 23 {
-			return c == '-'
-		}
-		return idtext.IsHex(c)
-	})
-	return &ParseError{Input: in, Pos: pos, Err: ErrCharacter, Msg: msg}
+	_, err := ulidtype.Parse(string(s))
+	return fromULIDError(err)
 }
 
-// uuidPairs holds the offsets of the 16 hex pairs in the UUID text.
-var uuidPairs = [16]int{0, 2, 4, 6, 9, 11, 14, 16, 19, 21, 24, 26, 28, 30, 32, 34}
+// fromULIDError is err, a [*ulidtype.ParseError], as this package's: the
+// same input, position and message, wrapping this package's sentinel.
+func fromULIDError(err error) error {
+	var e *ulidtype.ParseError
+	if !errors.As(err, &e) {
+		return err
+	}
+	sentinel := ErrCharacter
+	switch e.Err {
+	case ulidtype.ErrLength:
+		sentinel = ErrLength
+	case ulidtype.ErrOverflow:
+		sentinel = ErrOverflow
+	}
+	return &ParseError{Input: e.Input, Pos: e.Pos, Msg: e.Msg, Err: sentinel}
+}
+
+// isUUIDText reports whether s has the shape of the 36-character UUID text
+// (a hyphen at offset 8, which no TypeID has there).
+func isUUIDText[T string | []byte](s T) bool { return len(s) == uuidTextLen && s[8] == '-' }
 
 // errNullID is the error for NULL scanned into a plain ID.
 var errNullID = idtext.NullError(ErrNull, "a TypeID", "NullID, sql.Null[ID[P]] or *ID[P]")
@@ -86,55 +103,26 @@ type NullID[P Prefix] struct {
 // []byte) sets Valid to false; every other input is scanned as by
 // [ID.Scan]. On error n is left unchanged.
 func (n *NullID[P]) Scan(src any) error {
-	if b, isBytes := src.([]byte); src == nil || isBytes && b == nil {
-		*n = NullID[P]{}
-		return nil
-	}
-	v := n.ID
-	if err := v.Scan(src); err != nil {
-		return err
-	}
-	*n = NullID[P]{ID: v, Valid: true}
-	return nil
+	return nullid.Scan(&n.ID, &n.Valid, src, (*ID[P]).Scan)
 }
 
 // Value implements the [database/sql/driver.Valuer] interface.
 func (n NullID[P]) Value() (driver.Value, error) {
-	if !n.Valid {
-		return nil, nil
-	}
-	return n.ID.Value()
+	return nullid.Value(n.ID, n.Valid, ID[P].Value)
 }
 
 // String returns the ID's TypeID text if Valid, else "NULL".
-func (n NullID[P]) String() string {
-	if !n.Valid {
-		return "NULL"
-	}
-	return n.ID.String()
-}
+func (n NullID[P]) String() string { return nullid.String(n.ID, n.Valid, ID[P].String) }
 
 // MarshalJSON implements the [encoding/json.Marshaler] interface: null if not
 // Valid, else the ID's TypeID text as a JSON string.
 func (n NullID[P]) MarshalJSON() ([]byte, error) {
-	if !n.Valid {
-		return []byte("null"), nil
-	}
-	return n.ID.MarshalJSON()
+	return nullid.MarshalJSON(n.ID, n.Valid, ID[P].MarshalJSON)
 }
 
 // UnmarshalJSON implements the [encoding/json.Unmarshaler] interface: null
 // sets Valid to false; a string is parsed as by [ID.UnmarshalJSON]. On error
 // n is left unchanged.
 func (n *NullID[P]) UnmarshalJSON(data []byte) error {
-	if string(data) == "null" {
-		*n = NullID[P]{}
-		return nil
-	}
-	v := n.ID
-	if err := v.UnmarshalJSON(data); err != nil {
-		return err
-	}
-	*n = NullID[P]{ID: v, Valid: true}
-	return nil
+	return nullid.UnmarshalJSON(&n.ID, &n.Valid, data, (*ID[P]).UnmarshalJSON)
 }

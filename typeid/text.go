@@ -1,43 +1,11 @@
 package typeid
 
 import (
-	"encoding/binary"
 	"errors"
 	"strconv"
 	"strings"
 
 	"github.com/pgid/pgid/internal/idtext"
-)
-
-// Errors returned (wrapped) by parsing, scanning and encoding. Test for them
-// with [errors.Is]; the wrapping error's message names the input and what is
-// wrong with it, and where.
-var (
-	// ErrPrefix: a prefix, in the input or of the type P, breaks the
-	// specification's rules: at most 63 characters of a-z and _, starting
-	// and ending with a letter; or the input has a separator but no prefix.
-	ErrPrefix = errors.New("typeid: invalid prefix")
-	// ErrWrongPrefix: the input is a well-formed TypeID of another type: its
-	// prefix is not the type's. The message names both prefixes.
-	ErrWrongPrefix = errors.New("typeid: wrong prefix")
-	// ErrLength: the suffix is not 26 characters long, or the input of
-	// FromBytes or a binary scan is not 16 bytes.
-	ErrLength = errors.New("typeid: invalid length")
-	// ErrCharacter: the suffix holds a character outside the lower-case
-	// base32 alphabet 0123456789abcdefghjkmnpqrstvwxyz (upper case, i, l, o
-	// and u included), or a scanned UUID text a character outside its form.
-	ErrCharacter = errors.New("typeid: invalid character")
-	// ErrOverflow: the suffix starts with a character above '7', so its
-	// value does not fit in 128 bits.
-	ErrOverflow = errors.New("typeid: value overflows 128 bits")
-	// ErrNull: SQL NULL was scanned into a plain ID; use [NullID],
-	// sql.Null[ID[P]] or *ID[P] for nullable columns.
-	ErrNull = errors.New("typeid: NULL")
-	// ErrScanType: Scan was given a Go type that cannot hold an ID.
-	ErrScanType = errors.New("typeid: unsupported scan source")
-	// ErrArray: the input of [Slice.Scan] or [NullSlice.Scan] is not a
-	// one-dimensional PostgreSQL array.
-	ErrArray = errors.New("typeid: invalid array")
 )
 
 // ParseError describes why an input is not a TypeID of the wanted type. It
@@ -59,21 +27,18 @@ func (e *ParseError) Error() string {
 // Unwrap returns the sentinel error.
 func (e *ParseError) Unwrap() error { return e.Err }
 
-// alphabet is the specification's base32 alphabet: Crockford's, in lower
-// case.
-const alphabet = "0123456789abcdefghjkmnpqrstvwxyz"
-
-// decodeTable maps a lower-case base32 character to its value and every
-// other byte, upper case included, to 0xFF.
-var decodeTable = func() (t [256]byte) {
-	for i := range t {
-		t[i] = 0xFF
-	}
-	for i := range len(alphabet) {
-		t[alphabet[i]] = byte(i)
-	}
-	return t
-}()
+// Errors of a prefix, wrapped in a [*ParseError] by [Parse], [ParseAny],
+// [ValidPrefix], the Unmarshal methods and Scan. Test for them with
+// [errors.Is].
+var (
+	// ErrPrefix: a prefix, in the input or of the type P, breaks the
+	// specification's rules: at most 63 characters of a-z and _, starting
+	// and ending with a letter; or the input has a separator but no prefix.
+	ErrPrefix = errors.New("typeid: invalid prefix")
+	// ErrWrongPrefix: the input is a well-formed TypeID of another type: its
+	// prefix is not the type's. The message names both prefixes.
+	ErrWrongPrefix = errors.New("typeid: wrong prefix")
+)
 
 // ValidPrefix returns nil if p may be a TypeID prefix: empty, or 1 to 63
 // characters of a-z and _ that start and end with a letter. Otherwise the
@@ -181,39 +146,31 @@ func hasPrefix[T string | []byte](s T, p string) bool {
 	return true
 }
 
+// Errors of a suffix or the 16 bytes, wrapped in a [*ParseError] by
+// [Parse], [ParseAny], [FromBytes], the Unmarshal methods and Scan. Test for
+// them with [errors.Is].
+var (
+	// ErrLength: the suffix is not 26 characters long, or the input of
+	// FromBytes or a binary scan is not 16 bytes.
+	ErrLength = errors.New("typeid: invalid length")
+	// ErrCharacter: the suffix holds a character outside the lower-case
+	// base32 alphabet 0123456789abcdefghjkmnpqrstvwxyz (upper case, i, l, o
+	// and u included), or a scanned UUID text a character outside its form.
+	ErrCharacter = errors.New("typeid: invalid character")
+	// ErrOverflow: the suffix starts with a character above '7', so its
+	// value does not fit in 128 bits.
+	ErrOverflow = errors.New("typeid: value overflows 128 bits")
+)
+
 // decodeSuffix decodes the 26 base32 characters of s from offset off into
-// *dst and reports whether they were valid: each in the lower-case
-// alphabet, the first at most '7'. Every table value is ORed into bad: an
-// invalid character (0xFF) sets bits above 31, as does a first character of
-// value 8 to 31 shifted left by 2. Character i holds bits 125-5i to 129-5i of
-// the 130-bit value whose top 2 bits are zero.
+// *dst and reports whether they were a suffix: each in the lower-case
+// alphabet, the first at most '7'. It writes *dst only if they were.
 func decodeSuffix[T string | []byte](s T, off int, dst *[16]byte) bool {
-	_ = s[off+suffixLen-1]
-	d := &decodeTable
-	c := d[s[off]]
-	bad := c | c<<2
-	hi := uint64(c)
-	for i := off + 1; i < off+13; i++ {
-		c = d[s[i]]
-		bad |= c
-		hi = hi<<5 | uint64(c)
-	}
-	c = d[s[off+13]]
-	bad |= c
-	hi = hi<<1 | uint64(c>>4)
-	lo := uint64(c & 15)
-	for i := off + 14; i < off+suffixLen; i++ {
-		c = d[s[i]]
-		bad |= c
-		lo = lo<<5 | uint64(c)
-	}
-	if bad > 31 {
-		return false
-	}
-	binary.BigEndian.PutUint64(dst[:8], hi)
-	binary.BigEndian.PutUint64(dst[8:], lo)
-	return true
+	return idtext.DecodeBase32(&idtext.Lower, s[off:], 7, dst)
 }
+
+// suffixWant names the characters of a suffix.
+const suffixWant = "lower-case base32 character (0-9, a-z without i, l, o, u)"
 
 // parseError reports why s is not a TypeID of prefix, in the order a reader
 // checks: the type's own prefix, the input's prefix and separator, whether
@@ -240,12 +197,8 @@ func parseError(s, prefix string) error {
 		return &ParseError{Input: s, Pos: -1, Err: ErrLength,
 			Msg: "suffix of " + strconv.Itoa(len(suffix)) + " bytes, want 26"}
 	}
-	for i := range suffixLen {
-		if c := suffix[i]; decodeTable[c] == 0xFF {
-			return &ParseError{Input: s, Pos: off + i, Err: ErrCharacter,
-				Msg: "invalid character " + idtext.QuoteByte(c) + " at position " + strconv.Itoa(off+i) +
-					", want a lower-case base32 character (0-9, a-z without i, l, o, u)"}
-		}
+	if pos, msg, overflow := idtext.Base32Error(&idtext.Lower, s, off, suffixWant); !overflow {
+		return &ParseError{Input: s, Pos: pos, Err: ErrCharacter, Msg: msg}
 	}
 	return &ParseError{Input: s, Pos: off, Err: ErrOverflow,
 		Msg: "first suffix character " + idtext.QuoteByte(suffix[0]) + " at position " + strconv.Itoa(off) +
@@ -265,38 +218,6 @@ func wrongPrefix(s, in, prefix string) *ParseError {
 	return &ParseError{Input: s, Pos: 0, Err: ErrWrongPrefix, Msg: msg}
 }
 
-// pairs maps a 10-bit value to its two base32 characters, the first in the
-// low byte, so that one little-endian 16-bit store writes both.
-var pairs = func() (t [1024]uint16) {
-	for v := range t {
-		t[v] = uint16(alphabet[v>>5]) | uint16(alphabet[v&31])<<8
-	}
-	return t
-}()
-
-// encodeSuffix writes the 26 lower-case base32 characters of id into b, two
-// at a time: the 130-bit value (two zero bits, then id big-endian) is 13
-// groups of 10 bits, 6 in the top half, one straddling both halves and 6 in
-// the bottom half.
-func encodeSuffix(id *[16]byte, b *[suffixLen]byte) {
-	hi := binary.BigEndian.Uint64(id[:8])
-	lo := binary.BigEndian.Uint64(id[8:])
-	t := &pairs
-	binary.LittleEndian.PutUint16(b[0:], t[hi>>56])
-	binary.LittleEndian.PutUint16(b[2:], t[hi>>46&1023])
-	binary.LittleEndian.PutUint16(b[4:], t[hi>>36&1023])
-	binary.LittleEndian.PutUint16(b[6:], t[hi>>26&1023])
-	binary.LittleEndian.PutUint16(b[8:], t[hi>>16&1023])
-	binary.LittleEndian.PutUint16(b[10:], t[hi>>6&1023])
-	binary.LittleEndian.PutUint16(b[12:], t[(hi&63)<<4|lo>>60])
-	binary.LittleEndian.PutUint16(b[14:], t[lo>>50&1023])
-	binary.LittleEndian.PutUint16(b[16:], t[lo>>40&1023])
-	binary.LittleEndian.PutUint16(b[18:], t[lo>>30&1023])
-	binary.LittleEndian.PutUint16(b[20:], t[lo>>20&1023])
-	binary.LittleEndian.PutUint16(b[22:], t[lo>>10&1023])
-	binary.LittleEndian.PutUint16(b[24:], t[lo&1023])
-}
-
 // String returns the TypeID text: P's prefix, '_' and the 26-character
 // suffix, or the suffix alone if the prefix is empty. It does not check the
 // prefix; [ID.MarshalText] does.
@@ -308,7 +229,7 @@ func format(p string, u *[16]byte) string {
 	n := len(p)
 	if n == 0 || n > maxPrefixLen {
 		var b [suffixLen]byte
-		encodeSuffix(u, &b)
+		idtext.Lower.EncodeID(u, &b)
 		if n == 0 {
 			return string(b[:])
 		}
@@ -317,7 +238,7 @@ func format(p string, u *[16]byte) string {
 	var b [maxPrefixLen + 1 + suffixLen]byte
 	copy(b[:], p)
 	b[n] = '_'
-	encodeSuffix(u, (*[suffixLen]byte)(b[n+1:]))
+	idtext.Lower.EncodeID(u, (*[suffixLen]byte)(b[n+1:]))
 	return string(b[:n+1+suffixLen])
 }
 
@@ -340,7 +261,7 @@ func appendText(b []byte, p string, u *[16]byte) []byte {
 	}
 	n := len(b)
 	b = append(b, "00000000000000000000000000"...)
-	encodeSuffix(u, (*[suffixLen]byte)(b[n:]))
+	idtext.Lower.EncodeID(u, (*[suffixLen]byte)(b[n:]))
 	return b
 }
 
@@ -364,7 +285,8 @@ func (id ID[P]) AppendBinary(b []byte) ([]byte, error) { return append(b, id.b[:
 func (id ID[P]) MarshalBinary() ([]byte, error) { return id.AppendBinary(make([]byte, 0, 16)) }
 
 // UnmarshalBinary implements the [encoding.BinaryUnmarshaler] interface.
-// data must be exactly 16 bytes; on error id is left unchanged.
+// data must be exactly 16 bytes, else the error is a [*ParseError] wrapping
+// [ErrLength]; on error id is left unchanged.
 func (id *ID[P]) UnmarshalBinary(data []byte) error {
 	v, err := FromBytes[P](data)
 	if err != nil {
@@ -377,13 +299,7 @@ func (id *ID[P]) UnmarshalBinary(data []byte) error {
 // MarshalJSON implements the [encoding/json.Marshaler] interface: a JSON
 // string holding the TypeID text.
 func (id ID[P]) MarshalJSON() ([]byte, error) {
-	b := make([]byte, 0, len(prefixOf[P]())+3+suffixLen)
-	b = append(b, '"')
-	b, err := id.AppendText(b)
-	if err != nil {
-		return nil, err
-	}
-	return append(b, '"'), nil
+	return idtext.MarshalJSON(len(prefixOf[P]())+1+suffixLen, id.AppendText)
 }
 
 // UnmarshalJSON implements the [encoding/json.Unmarshaler] interface. It

@@ -2,10 +2,10 @@ package typeid
 
 import (
 	"bytes"
-	"fmt"
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/pgid/pgid/internal/idtext"
 	"github.com/pgid/pgid/ulidtype"
 )
 
@@ -58,11 +58,12 @@ func FromULID[P Prefix](u ulidtype.ULID) ID[P] { return ID[P]{b: u} }
 func FromUUID[P Prefix](u uuid.UUID) ID[P] { return ID[P]{b: u} }
 
 // FromBytes returns the ID held in b, which must be exactly 16 bytes; the
-// error wraps [ErrLength] otherwise.
+// error is otherwise a [*ParseError] wrapping [ErrLength], with
+// [ulidtype.FromBytes]'s message.
 func FromBytes[P Prefix](b []byte) (ID[P], error) {
 	u, err := ulidtype.FromBytes(b)
 	if err != nil {
-		return ID[P]{}, fmt.Errorf("%w: %d bytes, want 16", ErrLength, len(b))
+		return ID[P]{}, fromULIDError(err)
 	}
 	return ID[P]{b: u}, nil
 }
@@ -73,7 +74,7 @@ func (ID[P]) Prefix() string { return prefixOf[P]() }
 // Suffix returns the 26 lower-case base32 characters after the prefix.
 func (id ID[P]) Suffix() string {
 	var b [suffixLen]byte
-	encodeSuffix(&id.b, &b)
+	idtext.Lower.EncodeID(&id.b, &b)
 	return string(b[:])
 }
 

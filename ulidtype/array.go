@@ -2,9 +2,10 @@ package ulidtype
 
 import (
 	"database/sql/driver"
+	"errors"
 	"fmt"
 
-	"github.com/pgid/pgid/internal/idtext"
+	"github.com/pgid/pgid/internal/pgarray"
 )
 
 // Slice is a []ULID that database/sql binds and scans as a PostgreSQL array
@@ -22,6 +23,10 @@ type Slice []ULID
 // PostgreSQL array whose elements may be NULL, as [Slice] does.
 type NullSlice []NullULID
 
+// ErrArray: the text given to [Slice.Scan] or [NullSlice.Scan] is not a
+// one-dimensional PostgreSQL array. Test for it with [errors.Is].
+var ErrArray = errors.New("ulidtype: invalid array")
+
 // errNullElem is the error for a NULL element scanned into a Slice.
 var errNullElem = fmt.Errorf("%w element: use NullSlice for an array with NULL elements", ErrNull)
 
@@ -30,7 +35,7 @@ var errNullElem = fmt.Errorf("%w element: use NullSlice for an array with NULL e
 // [Parse] takes, or binary (pgx). Syntax errors wrap [ErrArray]. On error s
 // is left unchanged.
 func (s *Slice) Scan(src any) error {
-	return idtext.ScanSlice((*[]ULID)(s), src, ErrArray, ErrScanType, "Slice", func(data []byte, null, raw bool) (u ULID, err error) {
+	return pgarray.ScanSlice((*[]ULID)(s), src, ErrArray, ErrScanType, "Slice", func(data []byte, null, raw bool) (u ULID, err error) {
 		return u, u.scanElem(data, null, raw)
 	})
 }
@@ -39,13 +44,13 @@ func (s *Slice) Scan(src any) error {
 // text, {…,…}, with each ULID in the 36-character UUID form, or nil (NULL)
 // for a nil Slice.
 func (s Slice) Value() (driver.Value, error) {
-	return idtext.SliceValue(s == nil, len(s), uuidLen, false, func(b []byte, i int) ([]byte, bool) { return s[i].appendUUID(b), false })
+	return pgarray.SliceValue(s == nil, len(s), uuidLen, false, func(b []byte, i int) ([]byte, bool) { return s[i].appendUUID(b), false })
 }
 
 // Scan implements the [database/sql.Scanner] interface as [Slice.Scan] does,
 // with NULL elements as NullULIDs that are not Valid.
 func (s *NullSlice) Scan(src any) error {
-	return idtext.ScanSlice((*[]NullULID)(s), src, ErrArray, ErrScanType, "NullSlice", func(data []byte, null, raw bool) (n NullULID, err error) {
+	return pgarray.ScanSlice((*[]NullULID)(s), src, ErrArray, ErrScanType, "NullSlice", func(data []byte, null, raw bool) (n NullULID, err error) {
 		if n.Valid = !null; null {
 			return n, nil
 		}
@@ -56,7 +61,7 @@ func (s *NullSlice) Scan(src any) error {
 // Value implements the [database/sql/driver.Valuer] interface as
 // [Slice.Value] does, with NULL for the elements that are not Valid.
 func (s NullSlice) Value() (driver.Value, error) {
-	return idtext.SliceValue(s == nil, len(s), uuidLen, false, func(b []byte, i int) ([]byte, bool) { return s[i].ULID.appendUUID(b), !s[i].Valid })
+	return pgarray.SliceValue(s == nil, len(s), uuidLen, false, func(b []byte, i int) ([]byte, bool) { return s[i].ULID.appendUUID(b), !s[i].Valid })
 }
 
 // scanElem stores an array element into u: the 16 bytes of a binary uuid

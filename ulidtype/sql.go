@@ -2,10 +2,23 @@ package ulidtype
 
 import (
 	"database/sql/driver"
+	"errors"
 	"fmt"
 	"strconv"
 
 	"github.com/pgid/pgid/internal/idtext"
+	"github.com/pgid/pgid/internal/nullid"
+)
+
+// Errors of Scan, besides the [*ParseError] of a text that is no ULID. Test
+// for them with [errors.Is].
+var (
+	// ErrNull: SQL NULL was scanned into a plain ULID; use [NullULID],
+	// sql.Null[ULID] or *ULID for nullable columns. (JSON null leaves a plain
+	// ULID unchanged, as encoding/json does for other values.)
+	ErrNull = errors.New("ulidtype: NULL")
+	// ErrScanType: Scan was given a Go type that cannot hold a ULID.
+	ErrScanType = errors.New("ulidtype: unsupported scan source")
 )
 
 // Scan implements the [database/sql.Scanner] interface. It accepts what every
@@ -61,55 +74,26 @@ type NullULID struct {
 // []byte) sets Valid to false; every other input is scanned as by
 // [ULID.Scan]. On error n is left unchanged.
 func (n *NullULID) Scan(src any) error {
-	if b, isBytes := src.([]byte); src == nil || isBytes && b == nil {
-		*n = NullULID{}
-		return nil
-	}
-	v := n.ULID
-	if err := v.Scan(src); err != nil {
-		return err
-	}
-	*n = NullULID{ULID: v, Valid: true}
-	return nil
+	return nullid.Scan(&n.ULID, &n.Valid, src, (*ULID).Scan)
 }
 
 // Value implements the [database/sql/driver.Valuer] interface.
 func (n NullULID) Value() (driver.Value, error) {
-	if !n.Valid {
-		return nil, nil
-	}
-	return n.ULID.Value()
+	return nullid.Value(n.ULID, n.Valid, ULID.Value)
 }
 
 // String returns the ULID's canonical form if Valid, else "NULL".
-func (n NullULID) String() string {
-	if !n.Valid {
-		return "NULL"
-	}
-	return n.ULID.String()
-}
+func (n NullULID) String() string { return nullid.String(n.ULID, n.Valid, ULID.String) }
 
 // MarshalJSON implements the [encoding/json.Marshaler] interface: null if not
 // Valid, else the ULID's canonical string.
 func (n NullULID) MarshalJSON() ([]byte, error) {
-	if !n.Valid {
-		return []byte("null"), nil
-	}
-	return n.ULID.MarshalJSON()
+	return nullid.MarshalJSON(n.ULID, n.Valid, ULID.MarshalJSON)
 }
 
 // UnmarshalJSON implements the [encoding/json.Unmarshaler] interface: null
 // sets Valid to false; a string is parsed as by [ULID.UnmarshalJSON]. On
 // error n is left unchanged.
 func (n *NullULID) UnmarshalJSON(data []byte) error {
-	if string(data) == "null" {
-		*n = NullULID{}
-		return nil
-	}
-	v := n.ULID
-	if err := v.UnmarshalJSON(data); err != nil {
-		return err
-	}
-	*n = NullULID{ULID: v, Valid: true}
-	return nil
+	return nullid.UnmarshalJSON(&n.ULID, &n.Valid, data, (*ULID).UnmarshalJSON)
 }

@@ -3,7 +3,6 @@ package ulidtype
 import (
 	"bytes"
 	"encoding/binary"
-	"fmt"
 	"time"
 
 	"github.com/google/uuid"
@@ -23,10 +22,10 @@ type ULID [16]byte
 const maxTimestamp = 1<<48 - 1
 
 // FromBytes returns the ULID held in b, which must be exactly 16 bytes. The
-// error wraps [ErrLength] otherwise.
+// error is otherwise a [*ParseError] wrapping [ErrLength].
 func FromBytes(b []byte) (ULID, error) {
 	if len(b) != len(ULID{}) {
-		return ULID{}, fmt.Errorf("%w: %d bytes, want 16", ErrLength, len(b))
+		return ULID{}, bytesLengthError(b)
 	}
 	return ULID(b), nil
 }

@@ -15,7 +15,6 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/pgid/pgid/internal/idtext"
 	"github.com/pgid/pgid/objectidtype"
 	"github.com/pgid/pgid/partition"
 	"github.com/pgid/pgid/ulidtype"
@@ -150,7 +149,7 @@ func parseAny(s string) (*idInfo, error) {
 	// Text typed by a person: a non-ASCII character is named as such, in
 	// characters. (The parsers, like the SQL functions, count and quote
 	// bytes: a 26-character ID ending in 'Ä' is "invalid length 27".)
-	if msg, ok := idtext.NonASCII(s); ok {
+	if msg, ok := nonASCII(s); ok {
 		return nil, fmt.Errorf("%q: %s", s, msg)
 	}
 	info := &idInfo{Input: s}

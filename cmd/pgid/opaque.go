@@ -130,9 +130,9 @@ func symlinkError(path string) error {
 func looksLikeCode(a string) bool {
 	switch len(a) {
 	case opaque.ObjectIDCodeLen:
-		return strings.Trim(a, "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-_") == ""
+		return strings.Trim(a, objectidtype.ShortAlphabet) == ""
 	case opaque.ULIDCodeLen:
-		return strings.Trim(strings.ToUpper(a), "0123456789ABCDEFGHJKMNPQRSTVWXYZ") == ""
+		return strings.Trim(strings.ToUpper(a), ulidtype.Alphabet) == ""
 	}
 	return false
 }
@@ -158,31 +158,30 @@ func argsOrStdin(pos []string, stdin io.Reader) ([]string, error) {
 	return lines, sc.Err()
 }
 
-// codecAndInputs parses args with fs and returns the codec of --key-file
-// (or the environment) and the inputs, from the arguments or stdin.
-func codecAndInputs(e *env, fs *flag.FlagSet, args []string, keyFile *string, what string) (*opaque.Codec, []string, error) {
-	pos, err := parse(e, fs, args)
-	if err != nil {
-		return nil, nil, err
+// codecAndInputs defines --key-file and --json (its help jsonHelp) on fs,
+// parses args with it and returns the codec of --key-file (or the
+// environment), the inputs, from the arguments or stdin, and whether --json
+// was given.
+func codecAndInputs(e *env, fs *flag.FlagSet, args []string, jsonHelp, what string) (c *opaque.Codec, pos []string, asJSON bool, err error) {
+	keyFile := fs.String("key-file", "", "the keys, lines of ID:hex (default $"+envKeys+")")
+	js := fs.Bool("json", false, jsonHelp)
+	if pos, err = parse(e, fs, args); err != nil {
+		return nil, nil, false, err
 	}
-	c, err := loadCodec(e, *keyFile)
-	if err != nil {
-		return nil, nil, err
+	if c, err = loadCodec(e, *keyFile); err != nil {
+		return nil, nil, false, err
 	}
 	if pos, err = argsOrStdin(pos, e.stdin); err != nil {
-		return nil, nil, err
+		return nil, nil, false, err
 	}
 	if len(pos) == 0 {
-		return nil, nil, usagef("want %s as arguments or lines on stdin", what)
+		return nil, nil, false, usagef("want %s as arguments or lines on stdin", what)
 	}
-	return c, pos, nil
+	return c, pos, *js, nil
 }
 
 func cmdSeal(_ context.Context, e *env, args []string) error {
-	fs := newFlags(e, "seal")
-	keyFile := fs.String("key-file", "", "the keys, lines of ID:hex (default $"+envKeys+")")
-	asJSON := fs.Bool("json", false, `print [{"input", "kind", "code"}]`)
-	c, pos, err := codecAndInputs(e, fs, args, keyFile, "IDs (ULID, UUID, ObjectId hex or short)")
+	c, pos, asJSON, err := codecAndInputs(e, newFlags(e, "seal"), args, `print [{"input", "kind", "code"}]`, "IDs (ULID, UUID, ObjectId hex or short)")
 	if err != nil {
 		return err
 	}
@@ -207,7 +206,7 @@ func cmdSeal(_ context.Context, e *env, args []string) error {
 		}
 		out = append(out, sealed{s, info.Kind, code})
 	}
-	if *asJSON {
+	if asJSON {
 		return writeJSON(e.stdout, out)
 	}
 	for _, o := range out {
@@ -218,10 +217,8 @@ func cmdSeal(_ context.Context, e *env, args []string) error {
 
 func cmdOpen(_ context.Context, e *env, args []string) error {
 	fs := newFlags(e, "open")
-	keyFile := fs.String("key-file", "", "the keys, lines of ID:hex (default $"+envKeys+")")
 	all := fs.Bool("candidates", false, "for an ObjectId code, print the ID under every key, current first (codes do not name their key)")
-	asJSON := fs.Bool("json", false, `print [{"code", "kind", "id", "candidates"}]`)
-	c, pos, err := codecAndInputs(e, fs, args, keyFile, "codes")
+	c, pos, asJSON, err := codecAndInputs(e, fs, args, `print [{"code", "kind", "id", "candidates"}]`, "codes")
 	if err != nil {
 		return err
 	}
@@ -254,7 +251,7 @@ func cmdOpen(_ context.Context, e *env, args []string) error {
 			out = append(out, o)
 		}
 	}
-	if *asJSON {
+	if asJSON {
 		return writeJSON(e.stdout, out)
 	}
 	for _, o := range out {

@@ -1,9 +1,12 @@
-// Package idtext holds the text mechanics ulidtype, objectidtype and typeid share:
-// describing an invalid character, reading a JSON string, the UUID form.
+// Package idtext is the one text codec of the IDs: the alphabets, Crockford
+// base32 (ULID text, TypeID suffixes, opaque ULID codes), hex (the UUID form,
+// ObjectID hex) and the error text of a parse. ulidtype, objectidtype,
+// typeid, opaque and cmd/pgid take their forms from here, and the SQL
+// generator takes the alphabets through ulidtype and objectidtype. The
+// PostgreSQL array codec is package pgarray.
 package idtext
 
 import (
-	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -40,23 +43,6 @@ func QuoteChar(s string, i int) string {
 		return QuoteByte(s[i])
 	}
 	return strconv.QuoteRune(r)
-}
-
-// NonASCII describes the first non-ASCII character of s, for messages
-// meant for people (the CLI): "invalid character 'Ä' at position 25 (IDs
-// are ASCII)". ok is false when s is ASCII or not valid UTF-8. The parsers
-// count and quote bytes instead, as the SQL functions do.
-func NonASCII(s string) (msg string, ok bool) {
-	if !utf8.ValidString(s) {
-		return "", false
-	}
-	for i := range len(s) {
-		if s[i] >= 0x80 {
-			// Everything before i is ASCII: i is also the character position.
-			return "invalid character " + QuoteChar(s, i) + " at position " + strconv.Itoa(i) + " (IDs are ASCII)", true
-		}
-	}
-	return "", false
 }
 
 // InvalidChar finds the first byte of s that valid rejects and describes it,
@@ -115,63 +101,13 @@ func NullError(sentinel error, typ, use string) error {
 	return fmt.Errorf("%w into %s: use %s for a nullable column", sentinel, typ, use)
 }
 
-// HexValue maps a hex digit, in either case, to its value and every other
-// byte to 0xFF, so that OR-ing the values of a run of bytes has a bit of
-// 0xF0 set exactly when one of them is not a hex digit.
-var HexValue = func() (t [256]byte) {
-	for i := range t {
-		t[i] = 0xFF
+// MarshalJSON returns the JSON string of the text appendText appends, whose
+// usual length is size: the MarshalJSON of every ID type. It is small enough
+// to inline, so a method value passed as appendText is called directly.
+func MarshalJSON(size int, appendText func([]byte) ([]byte, error)) ([]byte, error) {
+	b, err := appendText(append(make([]byte, 0, size+2), '"'))
+	if err != nil {
+		return nil, err
 	}
-	for i, c := range "0123456789abcdef" {
-		t[c] = byte(i)
-		if c >= 'a' {
-			t[c-'a'+'A'] = byte(i)
-		}
-	}
-	return t
-}()
-
-// IsHex reports whether c is a hex digit, in either case.
-func IsHex(c byte) bool { return HexValue[c] != 0xFF }
-
-// EncodeUUID writes the 36-character UUID form of u (lower case, with
-// hyphens, as PostgreSQL prints a uuid) into b, one nibble of the
-// big-endian halves at a time: ulidtype and typeid share it.
-func EncodeUUID(u *[16]byte, b *[36]byte) {
-	const digits = "0123456789abcdef"
-	hi := binary.BigEndian.Uint64(u[:8])
-	lo := binary.BigEndian.Uint64(u[8:])
-	b[0] = digits[hi>>60]
-	b[1] = digits[hi>>56&15]
-	b[2] = digits[hi>>52&15]
-	b[3] = digits[hi>>48&15]
-	b[4] = digits[hi>>44&15]
-	b[5] = digits[hi>>40&15]
-	b[6] = digits[hi>>36&15]
-	b[7] = digits[hi>>32&15]
-	b[9] = digits[hi>>28&15]
-	b[10] = digits[hi>>24&15]
-	b[11] = digits[hi>>20&15]
-	b[12] = digits[hi>>16&15]
-	b[14] = digits[hi>>12&15]
-	b[15] = digits[hi>>8&15]
-	b[16] = digits[hi>>4&15]
-	b[17] = digits[hi&15]
-	b[19] = digits[lo>>60]
-	b[20] = digits[lo>>56&15]
-	b[21] = digits[lo>>52&15]
-	b[22] = digits[lo>>48&15]
-	b[24] = digits[lo>>44&15]
-	b[25] = digits[lo>>40&15]
-	b[26] = digits[lo>>36&15]
-	b[27] = digits[lo>>32&15]
-	b[28] = digits[lo>>28&15]
-	b[29] = digits[lo>>24&15]
-	b[30] = digits[lo>>20&15]
-	b[31] = digits[lo>>16&15]
-	b[32] = digits[lo>>12&15]
-	b[33] = digits[lo>>8&15]
-	b[34] = digits[lo>>4&15]
-	b[35] = digits[lo&15]
-	b[8], b[13], b[18], b[23] = '-', '-', '-', '-'
+	return append(b, '"'), nil
 }

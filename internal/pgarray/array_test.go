@@ -1,4 +1,4 @@
-package idtext
+package pgarray
 
 import (
 	"bytes"

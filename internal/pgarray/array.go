@@ -1,4 +1,8 @@
-package idtext
+// Package pgarray reads and writes one-dimensional PostgreSQL arrays, in
+// text form ({a,"b",NULL}) and in the binary format pgx hands to a
+// sql.Scanner, for the Slice and NullSlice types of ulidtype, objectidtype
+// and typeid. It knows nothing of IDs: each package parses its own elements.
+package pgarray
 
 import (
 	"database/sql/driver"
@@ -6,6 +10,8 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+
+	"github.com/pgid/pgid/internal/idtext"
 )
 
 // MaxElem is the longest array element, after unescaping, that Array hands
@@ -64,7 +70,7 @@ func Array[T string | []byte](s T, elem func(i int, text []byte, null bool) erro
 				break
 			}
 			if !quoted && (c == '{' || c == '"') {
-				return &ArrayError{p, "unexpected " + QuoteByte(c) + " in an unquoted element"}
+				return &ArrayError{p, "unexpected " + idtext.QuoteByte(c) + " in an unquoted element"}
 			}
 			if c == '\\' {
 				if p++; p == len(s) {
