@@ -60,6 +60,25 @@ var (
 	lrBinDir  string
 )
 
+// retryShared calls start until it is not refused with ErrSharedUser or
+// ctx ends. As root an embedded server runs as pgserver's own user, and a
+// start is refused while another process runs as that user:
+// internal/pgserver's tests start such processes on purpose, and go test
+// runs packages in parallel. They are short-lived.
+func retryShared(ctx context.Context, t testing.TB, start func() (*pgserver.Server, error)) (*pgserver.Server, error) {
+	for {
+		s, err := start()
+		if !errors.Is(err, pgserver.ErrSharedUser) || ctx.Err() != nil {
+			return s, err
+		}
+		t.Logf("retrying in 1 s: %v", err)
+		select {
+		case <-ctx.Done():
+		case <-time.After(time.Second):
+		}
+	}
+}
+
 // lrServer is an embedded server with the pgid migrations applied to its
 // database postgres, and one connection to it.
 type lrServer struct {
@@ -74,20 +93,9 @@ func startLR(t testing.TB, settings ...string) *lrServer {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	// As root the server runs as pgserver's own user, and the start is
-	// refused while another process runs as that user (ErrSharedUser):
-	// internal/pgserver's tests start such processes on purpose, and go
-	// test runs packages in parallel. They are short-lived: retry.
-	var s *pgserver.Server
-	var err error
-	for {
-		s, err = pgserver.StartEmbedded(ctx, pgserver.EmbeddedOptions{Binaries: lrBinaries(t), Settings: settings})
-		if !errors.Is(err, pgserver.ErrSharedUser) || ctx.Err() != nil {
-			break
-		}
-		t.Logf("retrying in 1 s: %v", err)
-		time.Sleep(time.Second)
-	}
+	s, err := retryShared(ctx, t, func() (*pgserver.Server, error) {
+		return pgserver.StartEmbedded(ctx, pgserver.EmbeddedOptions{Binaries: lrBinaries(t), Settings: settings})
+	})
 	if err != nil {
 		t.Fatalf("start an embedded server: %v", err)
 	}

@@ -40,7 +40,9 @@ func sbPair(t *testing.T, primarySettings, standbySettings []string) (primary, s
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	began := time.Now()
-	p, err := pgserver.StartEmbedded(ctx, pgserver.EmbeddedOptions{Settings: primarySettings})
+	p, err := retryShared(ctx, t, func() (*pgserver.Server, error) {
+		return pgserver.StartEmbedded(ctx, pgserver.EmbeddedOptions{Binaries: lrBinaries(t), Settings: primarySettings})
+	})
 	if err != nil {
 		t.Fatalf("start the primary: %v", err)
 	}
@@ -57,7 +59,9 @@ func sbPair(t *testing.T, primarySettings, standbySettings []string) (primary, s
 	if err := migrations.Up(ctx, conn); err != nil {
 		t.Fatalf("migrations on the primary: %v", err)
 	}
-	s, err := pgserver.StartStandby(ctx, p, pgserver.EmbeddedOptions{Settings: standbySettings})
+	s, err := retryShared(ctx, t, func() (*pgserver.Server, error) {
+		return pgserver.StartStandby(ctx, p, pgserver.EmbeddedOptions{Binaries: lrBinaries(t), Settings: standbySettings})
+	})
 	if err != nil {
 		t.Fatalf("start the standby: %v", err)
 	}
@@ -285,6 +289,7 @@ func TestStandbyFunctions(t *testing.T) {
 	reads := map[string]string{
 		"_crockford_pairs":       "SELECT pgid._crockford_pairs()",
 		"_short_alphabet":        "SELECT pgid._short_alphabet()",
+		"_tail_applying":         "SELECT pgid._tail_applying()",
 		"_tail_check":            "SELECT c.* FROM pg_trigger t, pgid._tail_check('ev', t.tgfoid, t.tgargs) c WHERE t.tgrelid = 'ev'::regclass AND t.tgname = 'zzz_pgid_tail'",
 		"_tail_raise":            "SELECT pgid._tail_raise('ev', t.tgfoid, t.tgargs) FROM pg_trigger t WHERE t.tgrelid = 'ev'::regclass AND t.tgname = 'zzz_pgid_tail'",
 		"_typeid_quote_byte":     "SELECT pgid._typeid_quote_byte(65)",
@@ -512,6 +517,7 @@ func TestStandbyTailAdversarial(t *testing.T) {
 	if err := tail.Enable(ctx, owner, "ev", l.lead); err != nil {
 		t.Fatal(err)
 	}
+	sbCatchUp(t, owner, sbConnect(t, sdsn)) // the naive reader below needs the table on the standby
 	pool := func(dsn string, n int) *pgxpool.Pool {
 		cfg, err := pgxpool.ParseConfig(dsn)
 		if err != nil {
