@@ -40,10 +40,11 @@ const pgidFunctions = 23
 // versioned files.
 var schemaLatest = migrations.Latest()
 
-// pgidAllFunctions adds the partition functions of 004 and 006
-// (partition_test.go checks them) and the 11 tail functions of 008
-// (tail_test.go).
-const pgidAllFunctions = pgidFunctions + 12 + 11
+// pgidAllFunctions adds the 25 partition functions of
+// functions/05_partitions.sql (12 public, 13 internal steps and helpers;
+// partition_test.go checks them) and the 11 tail functions of
+// functions/06_tail.sql (tail_test.go).
+const pgidAllFunctions = pgidFunctions + 25 + 11
 
 func pgidObjects(t *testing.T, conn *pgx.Conn) (types, funcs int) {
 	t.Helper()
