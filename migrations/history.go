@@ -11,5 +11,5 @@ package migrations
 var functionsHistory = []string{
 	"39f48c99dd4c2a540dbe66270a60c3e9b3eba6ccedfeca63e0f05b014ed9b61c",
 	"23e751850aba3ff7fcefbdfef96d9f1220a15f7fa3efdfacebcb3604ac180b63",
-	"6e31266d46b1bf108651fb0c7135208274da21838c6fefde44bbe7f1f111634d",
+	"d7060facaef6d85e3939865c328322511ece74dd99ca8b9cb495d8cffb70147e",
 }
