@@ -11,5 +11,5 @@ package migrations
 var functionsHistory = []string{
 	"39f48c99dd4c2a540dbe66270a60c3e9b3eba6ccedfeca63e0f05b014ed9b61c",
 	"23e751850aba3ff7fcefbdfef96d9f1220a15f7fa3efdfacebcb3604ac180b63",
-	"d7060facaef6d85e3939865c328322511ece74dd99ca8b9cb495d8cffb70147e",
+	"37b6e1447156da846a42cfd487c4f12dc4aab738bd5ff36c4ac8a6e595ea4e01",
 }

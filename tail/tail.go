@@ -94,7 +94,7 @@ var (
 	ErrBelowCursor = errors.New("tail: rows may have been written below the cursor")
 )
 
-// SQLSTATEs of the SQL functions in migrations/functions/08_tail.sql.
+// SQLSTATEs of the SQL functions in migrations/functions/06_tail.sql.
 const (
 	CodeTooOld     = "PGI20"
 	CodeNotEnabled = "PGI21"

@@ -10,7 +10,10 @@
 -- The bytea -> text/time functions cast their argument to pgid.objectid, so a
 -- value that is not 12 bytes raises the domain's check violation (23514)
 -- instead of giving a wrong answer. SQL-standard bodies bound at creation,
--- as in the ULID file. Idempotent: CREATE OR REPLACE throughout.
+-- as in the ULID file (functions/02_ulid.sql); the two parsers are plpgsql
+-- and qualify every name and operator. Their tables and bit arithmetic are
+-- generated from Go's objectidtype.ShortAlphabet (go generate ./migrations,
+-- between the GENERATED lines). Idempotent: CREATE OR REPLACE throughout.
 
 SET LOCAL search_path = pg_catalog, pg_temp;
 
