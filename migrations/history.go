@@ -11,5 +11,5 @@ package migrations
 var functionsHistory = []string{
 	"39f48c99dd4c2a540dbe66270a60c3e9b3eba6ccedfeca63e0f05b014ed9b61c",
 	"23e751850aba3ff7fcefbdfef96d9f1220a15f7fa3efdfacebcb3604ac180b63",
-	"37b6e1447156da846a42cfd487c4f12dc4aab738bd5ff36c4ac8a6e595ea4e01",
+	"7fb0864ca8eb19d2b2e946dbf767ab877cbee47f9ab9babf915e12cfebb7e9a5",
 }

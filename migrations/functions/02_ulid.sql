@@ -248,11 +248,11 @@ COMMENT ON FUNCTION pgid.ulid_min_at(timestamptz) IS
   'Smallest ULID of the millisecond of t: t in Unix ms (truncated, clamped to [0, 2^48-1]) then 80 zero bits. Range '
   '[t1, t2): id >= ulid_min_at(t1) AND id < ulid_min_at(t2). Agrees with Go ulidtype.MinAt.';
 
+-- ulid_max_at is ulid_min_at with the 80 bits after the time set: its
+-- first 13 characters (8 hex digits, '-', 4 hex digits) are the time.
 CREATE OR REPLACE FUNCTION pgid.ulid_max_at(t timestamptz) RETURNS uuid
 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-RETURN (lpad(to_hex(numeric_smaller(numeric_larger(floor(extract(epoch FROM timezone('UTC', t)) * 1000), 0),
-                                    281474976710655)::int8), 12, '0')
-        || 'ffffffffffffffffffff')::uuid;
+RETURN (left(pgid.ulid_min_at(t)::text, 13) || '-ffff-ffff-ffffffffffff')::uuid;
 
 COMMENT ON FUNCTION pgid.ulid_max_at(timestamptz) IS
   'Largest ULID of the millisecond of t: t in Unix ms (truncated, clamped to [0, 2^48-1]) then 80 one bits. Agrees '
