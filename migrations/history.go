@@ -11,5 +11,5 @@ package migrations
 var functionsHistory = []string{
 	"39f48c99dd4c2a540dbe66270a60c3e9b3eba6ccedfeca63e0f05b014ed9b61c",
 	"23e751850aba3ff7fcefbdfef96d9f1220a15f7fa3efdfacebcb3604ac180b63",
-	"7fb0864ca8eb19d2b2e946dbf767ab877cbee47f9ab9babf915e12cfebb7e9a5",
+	"a3bae3a29b01f728f1f657574bd9ccae53339b296ece334d9ffa1bcebca1b7a5",
 }

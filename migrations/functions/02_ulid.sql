@@ -184,39 +184,49 @@ BEGIN
         OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 24))
         OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 25))) OPERATOR(pg_catalog.<) 32 THEN
       RETURN pg_catalog.encode(
-        pg_catalog.int4send(
-            ((pg_catalog.get_byte(t, pg_catalog.get_byte(b, 0)) OPERATOR(pg_catalog.&) 7) OPERATOR(pg_catalog.<<) 29)
-            OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 1)) OPERATOR(pg_catalog.<<) 24)
-            OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 2)) OPERATOR(pg_catalog.<<) 19)
-            OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 3)) OPERATOR(pg_catalog.<<) 14)
-            OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 4)) OPERATOR(pg_catalog.<<) 9)
-            OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 5)) OPERATOR(pg_catalog.<<) 4)
-            OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 6)) OPERATOR(pg_catalog.>>) 1))
-        OPERATOR(pg_catalog.||) pg_catalog.int4send(
-            ((pg_catalog.get_byte(t, pg_catalog.get_byte(b, 6)) OPERATOR(pg_catalog.&) 1) OPERATOR(pg_catalog.<<) 31)
-            OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 7)) OPERATOR(pg_catalog.<<) 26)
+        pg_catalog.int8send(
+            (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 0))::pg_catalog.int8 OPERATOR(pg_catalog.<<) 61)
+            OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 1))::pg_catalog.int8
+                OPERATOR(pg_catalog.<<) 56)
+            OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 2))::pg_catalog.int8
+                OPERATOR(pg_catalog.<<) 51)
+            OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 3))::pg_catalog.int8
+                OPERATOR(pg_catalog.<<) 46)
+            OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 4))::pg_catalog.int8
+                OPERATOR(pg_catalog.<<) 41)
+            OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 5))::pg_catalog.int8
+                OPERATOR(pg_catalog.<<) 36)
+            OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 6))::pg_catalog.int8
+                OPERATOR(pg_catalog.<<) 31)
+            OPERATOR(pg_catalog.|) ((pg_catalog.get_byte(t, pg_catalog.get_byte(b, 7)) OPERATOR(pg_catalog.<<) 26)
             OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 8)) OPERATOR(pg_catalog.<<) 21)
             OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 9)) OPERATOR(pg_catalog.<<) 16)
             OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 10)) OPERATOR(pg_catalog.<<) 11)
             OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 11)) OPERATOR(pg_catalog.<<) 6)
             OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 12)) OPERATOR(pg_catalog.<<) 1)
-            OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 13)) OPERATOR(pg_catalog.>>) 4))
-        OPERATOR(pg_catalog.||) pg_catalog.int4send(
-            ((pg_catalog.get_byte(t, pg_catalog.get_byte(b, 13)) OPERATOR(pg_catalog.&) 15) OPERATOR(pg_catalog.<<) 28)
-            OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 14)) OPERATOR(pg_catalog.<<) 23)
-            OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 15)) OPERATOR(pg_catalog.<<) 18)
-            OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 16)) OPERATOR(pg_catalog.<<) 13)
-            OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 17)) OPERATOR(pg_catalog.<<) 8)
-            OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 18)) OPERATOR(pg_catalog.<<) 3)
-            OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 19)) OPERATOR(pg_catalog.>>) 2))
-        OPERATOR(pg_catalog.||) pg_catalog.int4send(
-            ((pg_catalog.get_byte(t, pg_catalog.get_byte(b, 19)) OPERATOR(pg_catalog.&) 3) OPERATOR(pg_catalog.<<) 30)
-            OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 20)) OPERATOR(pg_catalog.<<) 25)
+            OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 13))
+                OPERATOR(pg_catalog.>>) 4))::pg_catalog.int8)
+        OPERATOR(pg_catalog.||) pg_catalog.int8send(
+            ((pg_catalog.get_byte(t, pg_catalog.get_byte(b, 13)) OPERATOR(pg_catalog.&) 15)::pg_catalog.int8
+                OPERATOR(pg_catalog.<<) 60)
+            OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 14))::pg_catalog.int8
+                OPERATOR(pg_catalog.<<) 55)
+            OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 15))::pg_catalog.int8
+                OPERATOR(pg_catalog.<<) 50)
+            OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 16))::pg_catalog.int8
+                OPERATOR(pg_catalog.<<) 45)
+            OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 17))::pg_catalog.int8
+                OPERATOR(pg_catalog.<<) 40)
+            OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 18))::pg_catalog.int8
+                OPERATOR(pg_catalog.<<) 35)
+            OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 19))::pg_catalog.int8
+                OPERATOR(pg_catalog.<<) 30)
+            OPERATOR(pg_catalog.|) ((pg_catalog.get_byte(t, pg_catalog.get_byte(b, 20)) OPERATOR(pg_catalog.<<) 25)
             OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 21)) OPERATOR(pg_catalog.<<) 20)
             OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 22)) OPERATOR(pg_catalog.<<) 15)
             OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 23)) OPERATOR(pg_catalog.<<) 10)
             OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 24)) OPERATOR(pg_catalog.<<) 5)
-            OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 25)))
+            OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 25)))::pg_catalog.int8)
       , 'hex')::pg_catalog.uuid;
     -- END GENERATED ulid_from_text
     END IF;

@@ -135,37 +135,54 @@ func encode(n, bits, lead int, byteAt func(int) string, table string, width int)
 
 // decode returns the statements of a text parser over n characters of
 // bits bits (their table values val(i)), most significant first, the first
-// lead bits zero: the validity check (firstShift as in validity), then
-// RETURN of the value packed into int4 words of wordBits bits (24 or 32),
-// each cut to its bytes and joined, wrapped in open and close.
-func decode(n, bits, lead, wordBits, invalid, firstShift int, open, close string) []string {
+// lead bits zero: the validity check (invalid and firstShift as in
+// validity), then RETURN of the value packed into words of wordBits[w] bits
+// each, sent with int4send or int8send and cut to the word's bytes, joined,
+// wrapped in open and close. The terms that stay below bit 31 are combined
+// as int4 and cast to int8 once; only those shifted further are cast each.
+func decode(n, bits, lead int, wordBits []int, invalid, firstShift int, open, close string) []string {
 	lines := validity(n, invalid, firstShift)
 	if open != "" {
 		lines = append(lines, "  RETURN "+open)
 	}
-	words := (n*bits - lead) / wordBits
-	for w := range words {
-		lo := (words - 1 - w) * wordBits // the word's lowest bit, from the bottom
-		var terms []string
+	lo := n*bits - lead // the lowest bit of the word before, from the bottom
+	for w, size := range wordBits {
+		lo -= size
+		var wide, narrow []string // terms over int8 and over int4
 		for i := range n {
 			low := bits * (n - 1 - i) // character i's lowest bit, from the bottom
-			if low+bits <= lo || low >= lo+wordBits {
+			if low+bits <= lo || low >= lo+size {
 				continue
 			}
-			switch shift := low - lo; {
+			v, shift := val(i), low-lo
+			if shift+bits > size && !(i == 0 && shift+bits-lead <= size) {
+				// Cut to the word; not the first character, whose lead
+				// bits the validity check found zero.
+				v = fmt.Sprintf("(%s %s %d)", v, op("&"), 1<<(size-shift)-1)
+			}
+			switch {
 			case shift < 0:
-				terms = append(terms, fmt.Sprintf("(%s %s %d)", val(i), op(">>"), -shift))
-			case shift+bits > wordBits:
-				terms = append(terms, fmt.Sprintf("((%s %s %d) %s %d)", val(i), op("&"), 1<<(wordBits-shift)-1, op("<<"), shift))
+				narrow = append(narrow, fmt.Sprintf("(%s %s %d)", v, op(">>"), -shift))
+			case shift+bits > 31:
+				wide = append(wide, fmt.Sprintf("(%s::pg_catalog.int8 %s %d)", v, op("<<"), shift))
 			case shift == 0:
-				terms = append(terms, val(i))
+				narrow = append(narrow, v)
 			default:
-				terms = append(terms, fmt.Sprintf("(%s %s %d)", val(i), op("<<"), shift))
+				narrow = append(narrow, fmt.Sprintf("(%s %s %d)", v, op("<<"), shift))
 			}
 		}
-		word, cut := "pg_catalog.int4send(", ")"
-		if wordBits < 32 {
-			word, cut = "pg_catalog.substr(pg_catalog.int4send(", fmt.Sprintf("), %d, %d)", 5-wordBits/8, wordBits/8)
+		if len(wide) > 0 && len(narrow) > 0 {
+			narrow[0] = "(" + narrow[0]
+			narrow[len(narrow)-1] += ")::pg_catalog.int8"
+		}
+		terms := append(wide, narrow...)
+		send, max := "pg_catalog.int4send(", 4
+		if size > 32 {
+			send, max = "pg_catalog.int8send(", 8
+		}
+		word, cut := send, ")"
+		if bytes := size / 8; bytes < max {
+			word, cut = "pg_catalog.substr("+send, fmt.Sprintf("), %d, %d)", max+1-bytes, bytes)
 		}
 		prefix := "    "
 		switch {
@@ -207,7 +224,9 @@ func ulidRegions(r map[string][]string) {
 	r["ulid_to_text"] = encode(ulidTextLen/2, 10, 2, func(i int) string { return fmt.Sprintf("get_byte(uuid_send(id), %d)", i) },
 		"pgid._crockford_pairs()", 2)
 	r["crockford_values"] = table(alpha, true, crockfordInvalid)
-	r["ulid_from_text"] = decode(ulidTextLen, 5, 2, 32, crockfordInvalid, 2, "pg_catalog.encode(", "  , 'hex')::pg_catalog.uuid;")
+	// Two int8 words: 13 characters and a half each.
+	r["ulid_from_text"] = decode(ulidTextLen, 5, 2, []int{64, 64}, crockfordInvalid, 2, "pg_catalog.encode(",
+		"  , 'hex')::pg_catalog.uuid;")
 }
 
 // objectIDRegions generates the ObjectId text conversions: 24 hex digits,
@@ -222,7 +241,7 @@ func objectIDRegions(r map[string][]string) {
 	r["objectid_to_short"] = encode(shortTextLen, 6, 0, func(i int) string { return fmt.Sprintf("get_byte(id::pgid.objectid, %d)", i) },
 		"pgid._short_alphabet()", 1)
 	r["short_values"] = table(short, false, shortInvalid)
-	r["objectid_from_short"] = decode(shortTextLen, 6, 0, 24, shortInvalid, 0, "", "")
+	r["objectid_from_short"] = decode(shortTextLen, 6, 0, []int{24, 24, 24, 24}, shortInvalid, 0, "", "")
 }
 
 // typeIDRegions generates the TypeID suffix checks from ulidtype.Alphabet
