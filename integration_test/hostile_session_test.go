@@ -168,6 +168,33 @@ func TestSessionIndependence(t *testing.T) {
 			{"SELECT * FROM pgid.retire_partition('{p}u', 'public.{p}u_p20261119', $1::interval, 'drop', $2)", []any{day, time.Date(2026, 11, 23, 1, 0, 0, 0, time.UTC)}},
 		},
 		"pgid.partition_ddl_lock(regclass,regclass)": {{"SELECT pgid.partition_ddl_lock('{p}o', 'public.{p}o_p20261122')", nil}},
+		// The internal steps and helpers of the partition functions.
+		"pgid._utc_text(timestamp with time zone)":             {{"SELECT pgid._utc_text($1)", []any{at}}},
+		"pgid._partition_bound(text,timestamp with time zone)": {{"SELECT pgid._partition_bound('ulid', $1), pgid._partition_bound('objectid', $1)", []any{at}}},
+		"pgid._partition_key(text,text)":                       {{"SELECT pgid._partition_key('ulid', pgid._partition_bound('ulid', $1)), pgid._partition_key('objectid', pgid._partition_bound('objectid', $1))", []any{at}}},
+		"pgid._id_time(text,text)":                             {{"SELECT pgid._id_time('ulid', $1), pgid._id_time('objectid', $2)", []any{u.UUIDString(), `\x` + o.Hex()}}},
+		"pgid._ensure_create(regclass,interval,integer,timestamp with time zone)": {{"SELECT * FROM pgid._ensure_create('{p}o', $1::interval, 0, $2)", []any{day, time.Date(2026, 11, 30, 1, 0, 0, 0, time.UTC)}},
+			{"SELECT * FROM pgid._ensure_create('{p}u', $1::interval, 0, $2)", []any{day, time.Date(2026, 12, 24, 1, 0, 0, 0, time.UTC)}}},
+		"pgid._ensure_overlap(regclass,text,regclass[],text[],text[],bytea[],bytea[],text,text,timestamp with time zone,timestamp with time zone)": {
+			{"SELECT pgid._ensure_overlap('shared_u', 'ulid', ARRAY['shared_u_default']::regclass[], ARRAY[pgid._partition_bound('ulid', $1)], ARRAY[NULL::text], " +
+				"ARRAY[pgid._partition_key('ulid', pgid._partition_bound('ulid', $1))], ARRAY[NULL::bytea], pgid._partition_bound('ulid', $1), pgid._partition_bound('ulid', $2), $1, $2)", []any{at, at.AddDate(0, 0, 1)}},
+			{"SELECT pgid._ensure_overlap('shared_u', 'ulid', '{}', '{}', '{}', '{}', '{}', pgid._partition_bound('ulid', $1), NULL, $1, $2)", []any{at, at.AddDate(0, 0, 1)}}},
+		"pgid._ensure_default_free(regclass,regclass,name,text,text,text,timestamp with time zone,timestamp with time zone,text)": {
+			{"SELECT pgid._ensure_default_free('shared_u', 'shared_u_default', 'id', 'uuid', pgid._partition_bound('ulid', $1), NULL, $1, $2, 'new')", []any{time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC), at.AddDate(1, 0, 0)}},
+			{"SELECT pgid._ensure_default_free('shared_u', 'shared_u_default', 'id', 'uuid', pgid._partition_bound('ulid', $1), pgid._partition_bound('ulid', $2), $1, $2, 'new')", []any{at, at.AddDate(0, 0, 1)}}},
+		"pgid._ensure_retire(regclass,interval,text,timestamp with time zone)": {{"SELECT * FROM pgid._ensure_retire('{p}o', $1::interval, 'detach', $2)", []any{"3 days", time.Date(2026, 11, 23, 1, 0, 0, 0, time.UTC)}}},
+		"pgid._ensure_default(regclass)":                                       {{"SELECT * FROM pgid._ensure_default('shared_u')", nil}},
+		"pgid._retire_fk_cond(regclass,regclass,regclass,smallint[],smallint[],oid,integer,smallint,text,text,text)": {
+			{"SELECT pgid._retire_fk_cond('shared_u', 'shared_u_default', 'shared_u', '{1}', '{1}', 'shared_u'::regclass, 0, 1::smallint, 'uuid', NULL, $1)", []any{u.UUIDString()}},
+			{"SELECT pgid._retire_fk_cond('shared_u', 'shared_u_default', 'shared_u', '{1}', '{1}', 'shared_u'::regclass, 1, 1::smallint, 'uuid', NULL, $1)", []any{u.UUIDString()}}},
+		"pgid._retire_walk(regclass,regclass,smallint,name,text,text,text,text)": {
+			{"SELECT * FROM pgid._retire_walk('{p}u', 'public.{p}u_p20261119', 1::smallint, 'id', 'uuid', pgid._partition_bound('ulid', $1), pgid._partition_bound('ulid', $2), 'false')", []any{time.Date(2026, 11, 19, 0, 0, 0, 0, time.UTC), time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC)}}},
+		"pgid._retire_verdict(regclass,timestamp with time zone,jsonb,text[],text[],boolean)": {
+			{"SELECT * FROM pgid._retire_verdict('shared_u', $1, $2::jsonb, '{}', '{}', false)", []any{at, `[{"table": "t", "constraint": "c", "action": "CASCADE", "rows": 2, "retained": 1}, {"table": "t", "constraint": "c", "action": "CASCADE", "rows": 1, "retained": 0}]`}},
+			{"SELECT * FROM pgid._retire_verdict('shared_u', $1, '[]', '{\"1 row of t references it\"}', '{c}', true)", []any{at}}},
+		"pgid._retire_run(regclass,regclass,text,boolean,boolean,name,smallint,text,text,text,timestamp with time zone,text)": {
+			{"SELECT * FROM pgid._retire_run('{p}u', 'public.{p}u_p20261118', 'drop', true, false, 'id', 1::smallint, 'uuid', pgid._partition_bound('ulid', $1), " +
+				"pgid._partition_bound('ulid', $2), $3, pgid._partition_bound('ulid', $3))", []any{time.Date(2026, 11, 18, 0, 0, 0, 0, time.UTC), time.Date(2026, 11, 19, 0, 0, 0, 0, time.UTC), time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC)}}},
 	}
 
 	// Every function has calls, and only existing functions.

@@ -327,7 +327,9 @@ func checkAllFunctions(t *testing.T, conn *pgx.Conn, path string, covered map[st
 	checkPartitionFunctions(t, conn, path)
 	call("partition_width", "partition_range", "partition_name", "partition_lock_key", "partition_key_kind",
 		"ensure_partitions", "list_partitions", "expired_partitions",
-		"retire_partition", "partition_span", "partition_ddl_lock", "default_partition_rows")
+		"retire_partition", "partition_span", "partition_ddl_lock", "default_partition_rows",
+		"_utc_text", "_partition_bound", "_partition_key", "_id_time", "_retire_fk_cond", "_retire_walk", "_retire_verdict",
+		"_retire_run", "_ensure_create", "_ensure_overlap", "_ensure_default_free", "_ensure_retire", "_ensure_default")
 
 	checkTailFunctions(t, conn, path)
 	call("tail_enable", "tail_disable", "tail_config", "tail_writers", "tail_guard_ulid", "tail_guard_objectid", "_tail_refuse",
@@ -521,6 +523,24 @@ func checkPartitionFunctions(t *testing.T, conn *pgx.Conn, path string) {
 	}
 	if _, err := conn.Exec(ctx, "SELECT pgid.partition_ddl_lock('public.hijack_parts'::pg_catalog.regclass)"); err != nil {
 		t.Errorf("search_path %s: partition_ddl_lock: %v", path, err)
+	}
+	// ensure_partitions through all its steps: the 4th made, the 2nd (expired,
+	// unreferenced) dropped, the row in the DEFAULT partition reported.
+	rows, err = conn.Query(ctx, `SELECT action, partition, lower, upper FROM pgid.ensure_partitions(
+		'public.hijack_parts'::pg_catalog.regclass, '1 day'::pg_catalog.interval, 0, '1 day'::pg_catalog.interval, 'drop',
+		$1::pg_catalog.timestamptz)`, day.Add(72*time.Hour))
+	if err != nil {
+		t.Fatalf("search_path %s: ensure_partitions: %v", path, err)
+	}
+	if steps, err = pgx.CollectRows(rows, pgx.RowToStructByPos[step]); err != nil {
+		t.Fatalf("search_path %s: ensure_partitions: %v", path, err)
+	}
+	month := day.AddDate(0, 1, 0)
+	if len(steps) != 3 || steps[0].Action != "created" || steps[0].Partition != "public.hijack_parts_p20260304" ||
+		!steps[0].Lower.Equal(day.Add(72*time.Hour)) || !steps[0].Upper.Equal(day.Add(96*time.Hour)) ||
+		steps[1].Action != "dropped" || steps[1].Partition != "public.hijack_parts_p20260302" ||
+		steps[2].Action != "default" || steps[2].Partition != "public.hijack_parts_default" || !steps[2].Lower.Equal(month) || !steps[2].Upper.Equal(month) {
+		t.Errorf("search_path %s: ensure_partitions with retention: %+v", path, steps)
 	}
 	if _, err := conn.Exec(ctx, "DROP TABLE public.hijack_tags, public.hijack_parts"); err != nil {
 		t.Fatal(err)

@@ -24,6 +24,30 @@
 //     what depends on the functions (columns' defaults, views, other
 //     functions' SQL-standard bodies) and their privileges.
 //
+// The function files are laid out by topic, in the order their
+// dependencies need (a function with an SQL-standard body binds the
+// functions it calls when it is created):
+//
+//   - 01_errors.sql: the error helpers of the text parsers.
+//   - 02_ulid.sql: ULID time, text, bounds, generation, UUIDv7.
+//   - 03_objectid.sql: ObjectId time, hex and short text, bounds, generation.
+//   - 04_typeid.sql: TypeID text of uuid keys.
+//   - 05_partitions.sql: time partitions (package partition).
+//   - 06_tail.sql: tailing (package tail).
+//
+// Their generated parts (alphabets, lookup tables, the unrolled bit
+// arithmetic of the text conversions) are written by go generate
+// ./migrations from ulidtype.Alphabet and objectidtype.ShortAlphabet.
+//
+// Versioned files 002 to 006 hold no statement: they are empty markers.
+// pgid used one versioned file per feature until the function definitions
+// became a step of their own; the functions those versions introduced are
+// now defined in functions/ (002: ULID, 003: ObjectId, 004 and 006:
+// partitions, 005: UUIDv7 ULIDs), and the files stay, unchanged, so that
+// version numbers keep their meaning in databases that recorded them
+// (tern's public.pgid_schema_version included). Their comments name the
+// function files of the time; the list above is the current one.
+//
 // [Up] runs the pending versioned files first, then the functions. So a
 // versioned file may not use a pgid function that the same [Up] has yet to
 // create; a new function that a versioned file needs goes into that file
@@ -107,9 +131,9 @@
 // functions pgid.tail_guard_ulid and pgid.tail_guard_objectid, and
 // pgid.tail_poll and pgid.tail_below, which package tail calls): see package
 // github.com/pgid/pgid/tail. Names starting with an underscore
-// (pgid._parse_error, pgid._crockford_pairs, pgid._short_alphabet,
-// pgid._typeid_error, pgid._tail_check, ...) are internal helpers of these,
-// not API.
+// (pgid._parse_error, pgid._crockford_pairs, pgid._short_alphabet, pgid._tail_check, the
+// steps of pgid.ensure_partitions and pgid.retire_partition, ...) are
+// internal helpers of these, not API: they may change in any release.
 //
 // # Search path
 //

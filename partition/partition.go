@@ -4,8 +4,8 @@
 // retired after a retention period, with no extension and no background
 // worker.
 //
-// The arithmetic and the DDL live in SQL, in the migrations
-// 004_partitions.sql and 006_partition_safety.sql (pgid.ensure_partitions,
+// The arithmetic and the DDL live in SQL, in the migrations' function file
+// functions/05_partitions.sql (pgid.ensure_partitions,
 // pgid.retire_partition, pgid.list_partitions, pgid.expired_partitions,
 // pgid.default_partition_rows): the same code runs from pg_cron, psql or
 // this package, which is a thin typed layer over it. Run the migrations
@@ -79,7 +79,7 @@ var (
 // Deprecated: use ErrKind.
 var ErrKeyType = ErrKind
 
-// sqlStates maps the SQLSTATEs of pgid's partition functions to the errors
+// sqlStates maps the SQLSTATEs of functions/05_partitions.sql to the errors
 // of this package, each declared with its SQLSTATE.
 var sqlStates = dbconn.States{}
 

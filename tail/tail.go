@@ -87,7 +87,7 @@ var (
 	ErrUnsafe = sqlStates.New(CodeUnsafe, "tail: the table's setup no longer checks every row")
 )
 
-// SQLSTATEs of the SQL functions in migrations/functions/08_tail.sql.
+// SQLSTATEs of the SQL functions in migrations/functions/06_tail.sql.
 const (
 	CodeTooOld     = "PGI20"
 	CodeNotEnabled = "PGI21"

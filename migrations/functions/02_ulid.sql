@@ -1,21 +1,32 @@
--- ULID functions: time, text form, range bounds, generation.
+-- ULID functions: time, text form, range bounds, generation, UUIDv7.
 --
 -- A ULID is 128 bits, big-endian: 48-bit Unix milliseconds, then 80 bits of
 -- entropy. It is stored as uuid (domain pgid.ulid), whose comparison is
 -- memcmp, so ORDER BY and range predicates on the uuid follow time.
 --
--- Every function has an SQL-standard body (RETURN ...): PostgreSQL binds
--- each name and operator in it when the function is created, under the
--- search_path set below, so the caller's search_path plays no part, and the
--- planner still inlines it like a quoted SQL body. Pure functions are
--- IMMUTABLE STRICT PARALLEL SAFE and their bodies strict, so
--- pgid.ulid_min_at(...) is inlined and folded to a constant (or evaluated
+-- A ULID in the UUIDv7 layout (Go ulidtype.LayoutV7, the default of
+-- ulidtype.New) is also an RFC 9562 UUIDv7: 48-bit Unix milliseconds,
+-- version 7 (the top 4 bits of byte 6), variant 10 (the top 2 bits of
+-- byte 8) and 74 random bits. PostgreSQL 18's uuidv7() makes the same layout
+-- (its 12 rand_a bits are a sub-millisecond fraction) and its
+-- uuid_extract_timestamp / uuid_extract_version read it; pgid.ulid_time
+-- reads the same 48 bits on every version. On PostgreSQL 18, DEFAULT
+-- uuidv7() suits a pgid.ulid column as well; on 14 to 17 there is no
+-- uuidv7() (SQLSTATE 42883), and pgid.gen_ulid_v7 works on all of them.
+--
+-- Every function but ulid_from_text has an SQL-standard body (RETURN ...):
+-- PostgreSQL binds each name and operator in it when the function is
+-- created, under the search_path set below, so the caller's search_path
+-- plays no part, and the planner still inlines it like a quoted SQL body.
+-- Pure functions are IMMUTABLE STRICT PARALLEL SAFE and their bodies strict,
+-- so pgid.ulid_min_at(...) is inlined and folded to a constant (or evaluated
 -- once per execution in a generic plan) and the primary key index answers
 -- "id >= lo AND id < hi".
 --
 -- The text conversions work on bytes with get_byte and table lookups, never
--- character by character in plpgsql: ~1 µs a value (see the README).
--- Idempotent: CREATE OR REPLACE throughout.
+-- character by character in plpgsql: ~1 µs a value (see the README). Their
+-- tables and bit arithmetic are generated from Go's ulidtype.Alphabet (go
+-- generate ./migrations, between the GENERATED lines).
 
 SET LOCAL search_path = pg_catalog, pg_temp;
 
@@ -174,59 +185,48 @@ BEGIN
         OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 25))) OPERATOR(pg_catalog.<) 32 THEN
       RETURN pg_catalog.encode(
         pg_catalog.int8send(
-          (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 0))::pg_catalog.int8 OPERATOR(pg_catalog.<<) 61)
-          OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 1))::pg_catalog.int8
-              OPERATOR(pg_catalog.<<) 56)
-          OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 2))::pg_catalog.int8
-              OPERATOR(pg_catalog.<<) 51)
-          OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 3))::pg_catalog.int8
-              OPERATOR(pg_catalog.<<) 46)
-          OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 4))::pg_catalog.int8
-              OPERATOR(pg_catalog.<<) 41)
-          OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 5))::pg_catalog.int8
-              OPERATOR(pg_catalog.<<) 36)
-          OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 6))::pg_catalog.int8
-              OPERATOR(pg_catalog.<<) 31)
-          OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 7))::pg_catalog.int8
-              OPERATOR(pg_catalog.<<) 26)
-          OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 8))::pg_catalog.int8
-              OPERATOR(pg_catalog.<<) 21)
-          OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 9))::pg_catalog.int8
-              OPERATOR(pg_catalog.<<) 16)
-          OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 10))::pg_catalog.int8
-              OPERATOR(pg_catalog.<<) 11)
-          OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 11))::pg_catalog.int8
-              OPERATOR(pg_catalog.<<) 6)
-          OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 12))::pg_catalog.int8
-              OPERATOR(pg_catalog.<<) 1)
-          OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 13))::pg_catalog.int8
-              OPERATOR(pg_catalog.>>) 4))
+            (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 0))::pg_catalog.int8 OPERATOR(pg_catalog.<<) 61)
+            OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 1))::pg_catalog.int8
+                OPERATOR(pg_catalog.<<) 56)
+            OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 2))::pg_catalog.int8
+                OPERATOR(pg_catalog.<<) 51)
+            OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 3))::pg_catalog.int8
+                OPERATOR(pg_catalog.<<) 46)
+            OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 4))::pg_catalog.int8
+                OPERATOR(pg_catalog.<<) 41)
+            OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 5))::pg_catalog.int8
+                OPERATOR(pg_catalog.<<) 36)
+            OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 6))::pg_catalog.int8
+                OPERATOR(pg_catalog.<<) 31)
+            OPERATOR(pg_catalog.|) ((pg_catalog.get_byte(t, pg_catalog.get_byte(b, 7)) OPERATOR(pg_catalog.<<) 26)
+            OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 8)) OPERATOR(pg_catalog.<<) 21)
+            OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 9)) OPERATOR(pg_catalog.<<) 16)
+            OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 10)) OPERATOR(pg_catalog.<<) 11)
+            OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 11)) OPERATOR(pg_catalog.<<) 6)
+            OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 12)) OPERATOR(pg_catalog.<<) 1)
+            OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 13))
+                OPERATOR(pg_catalog.>>) 4))::pg_catalog.int8)
         OPERATOR(pg_catalog.||) pg_catalog.int8send(
-          ((pg_catalog.get_byte(t, pg_catalog.get_byte(b, 13))::pg_catalog.int8 OPERATOR(pg_catalog.&) 15)
-              OPERATOR(pg_catalog.<<) 60)
-          OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 14))::pg_catalog.int8
-              OPERATOR(pg_catalog.<<) 55)
-          OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 15))::pg_catalog.int8
-              OPERATOR(pg_catalog.<<) 50)
-          OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 16))::pg_catalog.int8
-              OPERATOR(pg_catalog.<<) 45)
-          OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 17))::pg_catalog.int8
-              OPERATOR(pg_catalog.<<) 40)
-          OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 18))::pg_catalog.int8
-              OPERATOR(pg_catalog.<<) 35)
-          OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 19))::pg_catalog.int8
-              OPERATOR(pg_catalog.<<) 30)
-          OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 20))::pg_catalog.int8
-              OPERATOR(pg_catalog.<<) 25)
-          OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 21))::pg_catalog.int8
-              OPERATOR(pg_catalog.<<) 20)
-          OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 22))::pg_catalog.int8
-              OPERATOR(pg_catalog.<<) 15)
-          OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 23))::pg_catalog.int8
-              OPERATOR(pg_catalog.<<) 10)
-          OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 24))::pg_catalog.int8
-              OPERATOR(pg_catalog.<<) 5)
-          OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 25))::pg_catalog.int8)
+            ((pg_catalog.get_byte(t, pg_catalog.get_byte(b, 13)) OPERATOR(pg_catalog.&) 15)::pg_catalog.int8
+                OPERATOR(pg_catalog.<<) 60)
+            OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 14))::pg_catalog.int8
+                OPERATOR(pg_catalog.<<) 55)
+            OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 15))::pg_catalog.int8
+                OPERATOR(pg_catalog.<<) 50)
+            OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 16))::pg_catalog.int8
+                OPERATOR(pg_catalog.<<) 45)
+            OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 17))::pg_catalog.int8
+                OPERATOR(pg_catalog.<<) 40)
+            OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 18))::pg_catalog.int8
+                OPERATOR(pg_catalog.<<) 35)
+            OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 19))::pg_catalog.int8
+                OPERATOR(pg_catalog.<<) 30)
+            OPERATOR(pg_catalog.|) ((pg_catalog.get_byte(t, pg_catalog.get_byte(b, 20)) OPERATOR(pg_catalog.<<) 25)
+            OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 21)) OPERATOR(pg_catalog.<<) 20)
+            OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 22)) OPERATOR(pg_catalog.<<) 15)
+            OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 23)) OPERATOR(pg_catalog.<<) 10)
+            OPERATOR(pg_catalog.|) (pg_catalog.get_byte(t, pg_catalog.get_byte(b, 24)) OPERATOR(pg_catalog.<<) 5)
+            OPERATOR(pg_catalog.|) pg_catalog.get_byte(t, pg_catalog.get_byte(b, 25)))::pg_catalog.int8)
       , 'hex')::pg_catalog.uuid;
     -- END GENERATED ulid_from_text
     END IF;
@@ -258,11 +258,11 @@ COMMENT ON FUNCTION pgid.ulid_min_at(timestamptz) IS
   'Smallest ULID of the millisecond of t: t in Unix ms (truncated, clamped to [0, 2^48-1]) then 80 zero bits. Range '
   '[t1, t2): id >= ulid_min_at(t1) AND id < ulid_min_at(t2). Agrees with Go ulidtype.MinAt.';
 
+-- ulid_max_at is ulid_min_at with the 80 bits after the time set: its
+-- first 13 characters (8 hex digits, '-', 4 hex digits) are the time.
 CREATE OR REPLACE FUNCTION pgid.ulid_max_at(t timestamptz) RETURNS uuid
 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-RETURN (lpad(to_hex(numeric_smaller(numeric_larger(floor(extract(epoch FROM timezone('UTC', t)) * 1000), 0),
-                                    281474976710655)::int8), 12, '0')
-        || 'ffffffffffffffffffff')::uuid;
+RETURN (left(pgid.ulid_min_at(t)::text, 13) || '-ffff-ffff-ffffffffffff')::uuid;
 
 COMMENT ON FUNCTION pgid.ulid_max_at(timestamptz) IS
   'Largest ULID of the millisecond of t: t in Unix ms (truncated, clamped to [0, 2^48-1]) then 80 one bits. Agrees '
@@ -285,11 +285,45 @@ COMMENT ON FUNCTION pgid.gen_ulid() IS
   'backends; generate keys with Go ulidtype.New() where order matters and use this for DEFAULT clauses and ad-hoc '
   'SQL.';
 
+-- pgid.gen_ulid_v7: a new ULID in the UUIDv7 layout from clock_timestamp()
+-- and 74 random bits of two gen_random_uuid() values (built in since
+-- PostgreSQL 13), whose version 4 is replaced by 7 and whose variant 10 is
+-- kept: hex digits 13..15 (rand_a, 12 bits) of one, 16..31 (variant and
+-- rand_b, 62 random bits) of the other, counted from 0.
+-- For DEFAULT clauses. Not monotonic: two values of the same millisecond, in
+-- one backend or across backends, are ordered at random (uuidv7() on
+-- PostgreSQL 18 is monotonic within one backend).
+CREATE OR REPLACE FUNCTION pgid.gen_ulid_v7() RETURNS uuid
+LANGUAGE sql VOLATILE PARALLEL SAFE
+RETURN (lpad(to_hex(floor(extract(epoch FROM timezone('UTC', clock_timestamp())) * 1000)::int8), 12, '0')
+        || '7' || substr(replace(gen_random_uuid()::text, '-', ''), 14, 3)
+        || substr(replace(gen_random_uuid()::text, '-', ''), 17, 16))::uuid;
+
+COMMENT ON FUNCTION pgid.gen_ulid_v7() IS
+  'New ULID that is also a UUIDv7 (version 7, variant 10): clock_timestamp() in ms and 74 random bits, the layout of '
+  'Go ulidtype.LayoutV7 and of uuidv7(). Not monotonic within a millisecond, within or across backends; generate '
+  'keys with Go ulidtype.New() where order matters, or uuidv7() on PostgreSQL 18 (monotonic within a backend).';
+
+-- pgid.ulid_is_v7: whether an ID is also a valid UUIDv7, like Go
+-- ulidtype.ULID.IsV7; on every version, for example in a CHECK constraint
+-- of a column that tools reading UUIDv7 rely on. Version * 4 + variant,
+-- not "version = 7 AND variant = 2": AND is not strict, and the planner
+-- inlines a STRICT SQL function only if its body is strict.
+CREATE OR REPLACE FUNCTION pgid.ulid_is_v7(id uuid) RETURNS boolean
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+RETURN (get_byte(uuid_send(id), 6) >> 4) * 4 + (get_byte(uuid_send(id), 8) >> 6) = 7 * 4 + 2;
+
+COMMENT ON FUNCTION pgid.ulid_is_v7(uuid) IS
+  'Whether the ID is also a UUIDv7: version 7 and variant 10 (RFC 9562). True for every ULID of Go '
+  'ulidtype.LayoutV7, pgid.gen_ulid_v7() and uuidv7(). Agrees with Go ulidtype.ULID.IsV7().';
+
 
 ---- create above / drop below ----
 
 SET LOCAL search_path = pg_catalog, pg_temp;
 
+DROP FUNCTION IF EXISTS pgid.ulid_is_v7(uuid);
+DROP FUNCTION IF EXISTS pgid.gen_ulid_v7();
 DROP FUNCTION IF EXISTS pgid.gen_ulid();
 DROP FUNCTION IF EXISTS pgid.ulid_max_at(timestamptz);
 DROP FUNCTION IF EXISTS pgid.ulid_min_at(timestamptz);

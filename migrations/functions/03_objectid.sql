@@ -10,7 +10,10 @@
 -- The bytea -> text/time functions cast their argument to pgid.objectid, so a
 -- value that is not 12 bytes raises the domain's check violation (23514)
 -- instead of giving a wrong answer. SQL-standard bodies bound at creation,
--- as in the ULID file. Idempotent: CREATE OR REPLACE throughout.
+-- as in the ULID file (functions/02_ulid.sql); the two parsers are plpgsql
+-- and qualify every name and operator. Their tables and bit arithmetic are
+-- generated from Go's objectidtype.ShortAlphabet (go generate ./migrations,
+-- between the GENERATED lines). Idempotent: CREATE OR REPLACE throughout.
 
 SET LOCAL search_path = pg_catalog, pg_temp;
 
@@ -234,11 +237,10 @@ COMMENT ON FUNCTION pgid.objectid_min_at(timestamptz) IS
   'Smallest ObjectId of the second of t: Unix seconds (floored, clamped to [0, 2^32-1]) then 8 zero bytes. Range '
   '[t1, t2): id >= objectid_min_at(t1) AND id < objectid_min_at(t2). Agrees with Go objectidtype.MinAt.';
 
+-- objectid_max_at is objectid_min_at with the 8 bytes after the time set.
 CREATE OR REPLACE FUNCTION pgid.objectid_max_at(t timestamptz) RETURNS bytea
 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-RETURN decode(lpad(to_hex(numeric_smaller(numeric_larger(floor(extract(epoch FROM timezone('UTC', t))), 0),
-                                          4294967295)::int8), 8, '0')
-              || 'ffffffffffffffff', 'hex');
+RETURN substr(pgid.objectid_min_at(t), 1, 4) || decode('ffffffffffffffff', 'hex');
 
 COMMENT ON FUNCTION pgid.objectid_max_at(timestamptz) IS
   'Largest ObjectId of the second of t: Unix seconds (floored, clamped to [0, 2^32-1]) then 8 0xff bytes. Agrees '

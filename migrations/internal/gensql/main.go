@@ -1,7 +1,8 @@
 // Command gensql writes the generated parts of the SQL function files,
 // migrations/functions/*.sql: the byte tables, alphabets and the unrolled
 // bit arithmetic of the text conversions, from the constants of packages
-// ulidtype and objectidtype. Each generated part sits between the lines
+// ulidtype and objectidtype (ulidtype.Alphabet, objectidtype.ShortAlphabet).
+// Each generated part sits between the lines
 //
 //	-- BEGIN GENERATED name (go generate ./migrations)
 //	-- END GENERATED name
@@ -94,10 +95,121 @@ func validity(n, invalid, firstShift int) []string {
 // regions returns the generated text of every region, by name.
 func regions() map[string][]string {
 	r := map[string][]string{}
+	ulidRegions(r)
+	objectIDRegions(r)
+	typeIDRegions(r)
+	r["parse_error_alphabets"] = parseErrorAlphabets()
+	return r
+}
 
-	// ULID text: 13 groups of 10 bits (2 leading zero bits), looked up in
-	// pgid._crockford_pairs(), the 1024 two-character strings.
+// encode returns the RETURN statement of a text encoder that reads n groups
+// of bits bits, most significant first, from the bytes byteAt(i) (the value
+// starts with lead zero bits), each looked up in the bytea table: at
+// width*v+1, width characters for value v.
+func encode(n, bits, lead int, byteAt func(int) string, table string, width int) []string {
+	index := "(%s & %d) + 1"
+	if width > 1 {
+		index = fmt.Sprintf("%d * (%%s & %%d) + 1", width)
+	}
+	lines := []string{"RETURN encode("}
+	for g := range n {
+		end := bits*g + bits - 1 - lead // the group's last bit, from the top
+		by, shift := end/8, 7-end%8
+		word := byteAt(by)
+		if (end-bits+1)/8 != by { // the group spans two bytes
+			word = fmt.Sprintf("(%s << 8 | %s)", byteAt(by-1), byteAt(by))
+		}
+		if shift > 0 {
+			word = fmt.Sprintf("(%s >> %d)", word, shift)
+		}
+		lead := "    "
+		if g > 0 {
+			lead = "    || "
+		}
+		lines = append(lines, lead+"substr("+table+",",
+			fmt.Sprintf("           "+index+", %d)", word, 1<<bits-1, width))
+	}
+	lines[len(lines)-1] += ","
+	return append(lines, "    'escape');")
+}
+
+// decode returns the statements of a text parser over n characters of
+// bits bits (their table values val(i)), most significant first, the first
+// lead bits zero: the validity check (invalid and firstShift as in
+// validity), then RETURN of the value packed into words of wordBits[w] bits
+// each, sent with int4send or int8send and cut to the word's bytes, joined,
+// wrapped in open and close. The terms that stay below bit 31 are combined
+// as int4 and cast to int8 once; only those shifted further are cast each.
+func decode(n, bits, lead int, wordBits []int, invalid, firstShift int, open, close string) []string {
+	lines := validity(n, invalid, firstShift)
+	if open != "" {
+		lines = append(lines, "  RETURN "+open)
+	}
+	lo := n*bits - lead // the lowest bit of the word before, from the bottom
+	for w, size := range wordBits {
+		lo -= size
+		var wide, narrow []string // terms over int8 and over int4
+		for i := range n {
+			low := bits * (n - 1 - i) // character i's lowest bit, from the bottom
+			if low+bits <= lo || low >= lo+size {
+				continue
+			}
+			v, shift := val(i), low-lo
+			if shift+bits > size && !(i == 0 && shift+bits-lead <= size) {
+				// Cut to the word; not the first character, whose lead
+				// bits the validity check found zero.
+				v = fmt.Sprintf("(%s %s %d)", v, op("&"), 1<<(size-shift)-1)
+			}
+			switch {
+			case shift < 0:
+				narrow = append(narrow, fmt.Sprintf("(%s %s %d)", v, op(">>"), -shift))
+			case shift+bits > 31:
+				wide = append(wide, fmt.Sprintf("(%s::pg_catalog.int8 %s %d)", v, op("<<"), shift))
+			case shift == 0:
+				narrow = append(narrow, v)
+			default:
+				narrow = append(narrow, fmt.Sprintf("(%s %s %d)", v, op("<<"), shift))
+			}
+		}
+		if len(wide) > 0 && len(narrow) > 0 {
+			narrow[0] = "(" + narrow[0]
+			narrow[len(narrow)-1] += ")::pg_catalog.int8"
+		}
+		terms := append(wide, narrow...)
+		send, max := "pg_catalog.int4send(", 4
+		if size > 32 {
+			send, max = "pg_catalog.int8send(", 8
+		}
+		word, cut := send, ")"
+		if bytes := size / 8; bytes < max {
+			word, cut = "pg_catalog.substr("+send, fmt.Sprintf("), %d, %d)", max+1-bytes, bytes)
+		}
+		prefix := "    "
+		switch {
+		case w > 0:
+			prefix += op("||") + " "
+		case open == "":
+			prefix = "  RETURN "
+		}
+		lines = append(lines, prefix+word, "        "+terms[0])
+		for _, term := range terms[1:] {
+			lines = append(lines, "        "+op("|")+" "+term)
+		}
+		lines[len(lines)-1] += cut
+	}
+	if close == "" {
+		lines[len(lines)-1] += ";"
+		return lines
+	}
+	return append(lines, close)
+}
+
+// ulidRegions generates the ULID text conversions: 26 characters of
+// ulidtype.Alphabet, 5 bits each, the first two bits of the 130 zero.
+func ulidRegions(r map[string][]string) {
 	alpha := ulidtype.Alphabet
+	// pgid._crockford_pairs(): the 1024 two-character strings, read by
+	// ulid_to_text 10 bits at a time.
 	pairs := []string{"RETURN ("}
 	for hi := range len(alpha) {
 		var line strings.Builder
@@ -109,117 +221,64 @@ func regions() map[string][]string {
 	}
 	pairs[len(pairs)-1] += ")::bytea;"
 	r["crockford_pairs"] = pairs
-
-	toText := []string{"RETURN encode("}
-	for g := range 13 {
-		end := 10*g + 7 // the group's last bit, in the 128-bit value
-		by, shift := end/8, 7-end%8
-		word := fmt.Sprintf("get_byte(uuid_send(id), %d)", by)
-		if by > 0 && g > 0 {
-			word = fmt.Sprintf("(get_byte(uuid_send(id), %d) << 8 | get_byte(uuid_send(id), %d))", by-1, by)
-		}
-		if shift > 0 {
-			word = fmt.Sprintf("(%s >> %d)", word, shift)
-		}
-		lead := "    "
-		if g > 0 {
-			lead = "    || "
-		}
-		toText = append(toText, lead+"substr(pgid._crockford_pairs(),",
-			fmt.Sprintf("           2 * (%s & 1023) + 1, 2)", word))
-	}
-	toText[len(toText)-1] += ","
-	toText = append(toText, "    'escape');")
-	r["ulid_to_text"] = toText
-
+	r["ulid_to_text"] = encode(ulidTextLen/2, 10, 2, func(i int) string { return fmt.Sprintf("get_byte(uuid_send(id), %d)", i) },
+		"pgid._crockford_pairs()", 2)
 	r["crockford_values"] = table(alpha, true, crockfordInvalid)
-	parse := validity(ulidTextLen, crockfordInvalid, 2)
-	// 26 characters of 5 bits: 130 bits, the top two zero. The first 13
-	// characters and a half fill the first 8 bytes, the rest the next 8.
-	parse = append(parse, "  RETURN pg_catalog.encode(")
-	for half := range 2 {
-		var terms []string
-		for i := range ulidTextLen {
-			// Character i holds bits [5i-2, 5i+3) of the 128-bit value;
-			// its lowest bit is bit 127-(5(25-i)) counted from the top.
-			low := 5 * (25 - i) // position of its lowest bit, from the bottom
-			lo, hi := 64*(1-half), 64*(2-half)
-			if low+5 <= lo || low >= hi {
-				continue
-			}
-			v := val(i) + "::pg_catalog.int8"
-			switch shift := low - lo; {
-			case shift < 0:
-				terms = append(terms, fmt.Sprintf("(%s %s %d)", v, op(">>"), -shift))
-			case shift+5 > 64 && half == 1:
-				terms = append(terms, fmt.Sprintf("((%s %s %d) %s %d)", v, op("&"), (1<<(64-shift))-1, op("<<"), shift))
-			case shift == 0:
-				terms = append(terms, v)
-			default:
-				terms = append(terms, fmt.Sprintf("(%s %s %d)", v, op("<<"), shift))
-			}
-		}
-		prefix := "    pg_catalog.int8send("
-		if half == 1 {
-			prefix = "    " + op("||") + " pg_catalog.int8send("
-		}
-		parse = append(parse, prefix, "      "+terms[0])
-		for _, term := range terms[1:] {
-			parse = append(parse, "      "+op("|")+" "+term)
-		}
-		parse[len(parse)-1] += ")"
-	}
-	parse = append(parse, "  , 'hex')::pg_catalog.uuid;")
-	r["ulid_from_text"] = parse
+	// Two int8 words: 13 characters and a half each.
+	r["ulid_from_text"] = decode(ulidTextLen, 5, 2, []int{64, 64}, crockfordInvalid, 2, "pg_catalog.encode(",
+		"  , 'hex')::pg_catalog.uuid;")
+}
 
-	// ObjectId hex: decode() does the work once the digits are known valid.
+// objectIDRegions generates the ObjectId text conversions: 24 hex digits,
+// and the short form, 16 characters of objectidtype.ShortAlphabet, 6 bits
+// each, four characters to three bytes.
+func objectIDRegions(r map[string][]string) {
+	// Hex: decode() does the work once the digits are known valid.
 	r["hex_values"] = table(hexDigits, true, hexInvalid)
 	r["objectid_from_hex"] = append(validity(hexTextLen, hexInvalid, 0), "  RETURN pg_catalog.decode(s, 'hex');")
-
-	// ObjectId short form: 16 groups of 6 bits, four characters per 3 bytes.
 	short := objectidtype.ShortAlphabet
 	r["short_alphabet"] = []string{fmt.Sprintf("RETURN '%s'::bytea;", short)}
-	toShort := []string{"RETURN encode("}
-	for g := range shortTextLen {
-		end := 6*g + 5
-		by, shift := end/8, 7-end%8
-		word := fmt.Sprintf("get_byte(id::pgid.objectid, %d)", by)
-		if (end-5)/8 != by {
-			word = fmt.Sprintf("(get_byte(id::pgid.objectid, %d) << 8 | get_byte(id::pgid.objectid, %d))", by-1, by)
-		}
-		if shift > 0 {
-			word = fmt.Sprintf("(%s >> %d)", word, shift)
-		}
-		lead := "    "
-		if g > 0 {
-			lead = "    || "
-		}
-		toShort = append(toShort, lead+"substr(pgid._short_alphabet(),",
-			fmt.Sprintf("           (%s & 63) + 1, 1)", word))
-	}
-	toShort[len(toShort)-1] += ","
-	toShort = append(toShort, "    'escape');")
-	r["objectid_to_short"] = toShort
-
+	r["objectid_to_short"] = encode(shortTextLen, 6, 0, func(i int) string { return fmt.Sprintf("get_byte(id::pgid.objectid, %d)", i) },
+		"pgid._short_alphabet()", 1)
 	r["short_values"] = table(short, false, shortInvalid)
-	fromShort := validity(shortTextLen, shortInvalid, 0)
-	for w := range 4 {
-		c := 4 * w
-		prefix := "  RETURN "
-		if w > 0 {
-			prefix = "    " + op("||") + " "
-		}
-		fromShort = append(fromShort, prefix+"pg_catalog.substr(pg_catalog.int4send(",
-			fmt.Sprintf("        (%s %s 18)", val(c), op("<<")),
-			fmt.Sprintf("        %s (%s %s 12)", op("|"), val(c+1), op("<<")),
-			fmt.Sprintf("        %s (%s %s 6)", op("|"), val(c+2), op("<<")),
-			fmt.Sprintf("        %s %s), 2, 3)", op("|"), val(c+3)))
-	}
-	fromShort[len(fromShort)-1] += ";"
-	r["objectid_from_short"] = fromShort
+	r["objectid_from_short"] = decode(shortTextLen, 6, 0, []int{24, 24, 24, 24}, shortInvalid, 0, "", "")
+}
 
-	// pgid._parse_error names the first character outside each alphabet.
-	r["parse_error_alphabets"] = []string{
+// typeIDRegions generates the TypeID suffix checks from ulidtype.Alphabet
+// in lower case: the characters pgid._typeid_error accepts and the pattern
+// of pgid.typeid_uuid.
+func typeIDRegions(r map[string][]string) {
+	lower := strings.ToLower(ulidtype.Alphabet)
+	r["typeid_suffix_chars"] = []string{fmt.Sprintf("suffix_chars constant text := '%s';", lower)}
+	r["typeid_suffix_pattern"] = []string{
+		fmt.Sprintf(`IF (suffix COLLATE pg_catalog."C") OPERATOR(pg_catalog.~) '^[%s][%s]{%d}$' THEN`,
+			class(lower[:8]), class(lower), ulidTextLen-1)}
+}
+
+// class writes the characters of chars (in ascending order) as the inside
+// of a regular expression bracket: runs of three or more as ranges.
+func class(chars string) string {
+	var b strings.Builder
+	for i := 0; i < len(chars); {
+		j := i
+		for j+1 < len(chars) && chars[j+1] == chars[j]+1 {
+			j++
+		}
+		if j-i >= 2 {
+			fmt.Fprintf(&b, "%c-%c", chars[i], chars[j])
+		} else {
+			b.WriteString(chars[i : j+1])
+		}
+		i = j + 1
+	}
+	return b.String()
+}
+
+// parseErrorAlphabets is the CASE of pgid._parse_error that names, for each
+// kind of text, the length and the characters it wants.
+func parseErrorAlphabets() []string {
+	alpha, short := ulidtype.Alphabet, objectidtype.ShortAlphabet
+	return []string{
 		"WHEN 'ulid' THEN",
 		fmt.Sprintf("  what := 'ULID'; want_len := %d; want_len_text := '%d characters';", ulidTextLen, ulidTextLen),
 		fmt.Sprintf("  chars := '%s%s';", alpha, strings.ToLower(strings.Trim(alpha, "0123456789"))),
@@ -233,7 +292,6 @@ func regions() map[string][]string {
 		fmt.Sprintf("  chars := '%s';", short),
 		"  want_char := 'one of 0-9 a-z A-Z - _';",
 	}
-	return r
 }
 
 // maxLine is the longest line the SQL files may have.

@@ -1,9 +1,15 @@
--- Tailing a table by ID without skipping late commits (issue 22).
+-- Tailing a table by ID without skipping late commits: the database half
+-- (Go package tail is the reader; docs/TAIL.md has the argument in full).
+--
+-- In this file: the per-row check (the trigger functions tail_guard_ulid,
+-- tail_guard_objectid and their error _tail_refuse), the setup
+-- (tail_enable, tail_disable, tail_config, with the checks _tail_check and
+-- _tail_raise) and what a reader asks each poll (tail_writers, tail_poll,
+-- tail_below). Names starting with an underscore are internal.
 --
 -- A reader that asks for "the rows after the last ID I saw" skips every row
--- whose transaction commits after the reader has moved past its ID. This
--- file holds the database half of the remedy; the reader is Go package
--- tail (docs/TAIL.md has the argument in full).
+-- whose transaction commits after the reader has moved past its ID. The
+-- remedy has three parts.
 --
 -- 1. The invariant, enforced per table by a trigger (pgid.tail_enable): a
 --    row's ID is not older than the database clock at the moment of its
@@ -23,6 +29,16 @@
 --    and a refusal would stop the subscription for good; pgid._tail_check
 --    refuses a subscription target for tailing instead.
 --
+-- 2. The writers: pgid.tail_writers reads the database clock, then the xids
+--    of every transaction of this database that has one (pg_stat_activity,
+--    whose backend_xid column every role may read) and of every prepared
+--    transaction (pg_prepared_xacts). A reader that remembers, between two
+--    calls, which xids it has already seen knows for each running xid a time
+--    before which it had no xid, hence before which it inserted nothing; the
+--    safe horizon is the smallest of those times and the clock, minus the
+--    lead. Rows below the horizon's ID are all committed (or will never be)
+--    when the reader's next statement takes its snapshot.
+--
 -- 3. The setup, checked at every read (pgid.tail_config, pgid.tail_poll):
 --    pgid's triggers present, as tail_enable makes them and ENABLE ALWAYS
 --    on every relation of the table's tree that holds rows, and no other
@@ -34,22 +50,12 @@
 --    triggers on it last changed (xmin), and whether DDL on the tree is
 --    committing (pg_locks); and it asks pgid.tail_below about a new one.
 --
--- 2. The writers: pgid.tail_writers reads the database clock, then the xids
---    of every transaction of this database that has one (pg_stat_activity,
---    whose backend_xid column every role may read) and of every prepared
---    transaction (pg_prepared_xacts). A reader that remembers, between two
---    calls, which xids it has already seen knows for each running xid a time
---    before which it had no xid, hence before which it inserted nothing; the
---    safe horizon is the smallest of those times and the clock, minus the
---    lead. Rows below the horizon's ID are all committed (or will never be)
---    when the reader's next statement takes its snapshot.
---
 -- Nothing here needs a privilege beyond EXECUTE (the runner grants it to
--- PUBLIC when it creates the functions)
--- and SELECT on the tailed table; pg_stat_activity and pg_prepared_xacts
--- are readable by every role. No function has a SET clause on the insert
--- path: the trigger functions qualify every name and operator instead
--- (a SET clause costs a GUC save and restore per row).
+-- PUBLIC when it creates the functions) and SELECT on the tailed table;
+-- pg_stat_activity and pg_prepared_xacts are readable by every role. No
+-- function has a SET clause on the insert path: the trigger functions
+-- qualify every name and operator instead (a SET clause costs a GUC save
+-- and restore per row). The others pin search_path = pg_catalog, pg_temp.
 --
 -- Idempotent: CREATE OR REPLACE throughout.
 
@@ -233,7 +239,7 @@ BEGIN
                        'session_replication_role is %s', tr.tgname, r.name, r.where_,
                        CASE tr.tgenabled WHEN 'R' THEN 'origin or local' ELSE 'replica' END);
       ELSIF tr.cols <> '' THEN
-        -- BEFORE UPDATE OF id (pgid before issue 26): blind to another
+        -- BEFORE UPDATE OF id (made by an older pgid): blind to another
         -- trigger changing the id on an UPDATE whose SET list lacks it.
         SELECT t.tgname INTO other FROM pg_trigger t
          WHERE t.tgrelid = r.oid AND t.tgname <> tr.tgname AND t.tgenabled <> 'D'
