@@ -96,10 +96,8 @@ func StartEmbedded(ctx context.Context, o EmbeddedOptions) (*Server, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, interrupted(ctx, err)
 	}
-	for _, s := range o.Settings {
-		if name, _, ok := strings.Cut(s, "="); !ok || name == "" || strings.ContainsAny(name, " \t\n") {
-			return nil, fmt.Errorf("pgserver: setting %q is not name=value", s)
-		}
+	if err := o.checkSettings(); err != nil {
+		return nil, err
 	}
 	getenv := o.Getenv
 	if getenv == nil {
@@ -125,12 +123,7 @@ func StartEmbedded(ctx context.Context, o EmbeddedOptions) (*Server, error) {
 		origin += ", run as " + cred.name + " (this process is root)"
 	}
 
-	tmpRule := pathRule{use: "the temporary directory", fix: "set TMPDIR to a directory only root may write, or /tmp with its sticky bit", sticky: true, othersEnter: cred != nil}
-	tmp, err := securePath(tmpRule, os.TempDir())
-	if err != nil {
-		return nil, err
-	}
-	work, err := os.MkdirTemp(tmp, "pgid-postgres-")
+	work, err := workDir(cred, "pgid-postgres-")
 	if err != nil {
 		return nil, err
 	}
@@ -261,6 +254,29 @@ func interrupted(ctx context.Context, err error) error {
 		return err
 	}
 	return fmt.Errorf("embedded PostgreSQL: interrupted (%w)", ctx.Err())
+}
+
+// checkSettings refuses a setting that is not name=value before anything
+// starts.
+func (o *EmbeddedOptions) checkSettings() error {
+	for _, s := range o.Settings {
+		if name, _, ok := strings.Cut(s, "="); !ok || name == "" || strings.ContainsAny(name, " \t\n") {
+			return fmt.Errorf("pgserver: setting %q is not name=value", s)
+		}
+	}
+	return nil
+}
+
+// workDir makes a new directory for a server's files in the temporary
+// directory, once that is safe for a server run as cred (nil: as this
+// process).
+func workDir(cred *credential, prefix string) (string, error) {
+	tmpRule := pathRule{use: "the temporary directory", fix: "set TMPDIR to a directory only root may write, or /tmp with its sticky bit", sticky: true, othersEnter: cred != nil}
+	tmp, err := securePath(tmpRule, os.TempDir())
+	if err != nil {
+		return "", err
+	}
+	return os.MkdirTemp(tmp, prefix)
 }
 
 // postmaster is a started postmaster.

@@ -54,19 +54,12 @@ func StartStandby(ctx context.Context, primary *Server, o EmbeddedOptions) (*Ser
 	if info == nil || primary.close == nil {
 		return nil, fmt.Errorf("%w: StartStandby needs a running primary that StartEmbedded started", ErrNotEmbedded)
 	}
-	for _, s := range o.Settings {
-		if name, _, ok := strings.Cut(s, "="); !ok || name == "" || strings.ContainsAny(name, " \t\n") {
-			return nil, fmt.Errorf("pgserver: setting %q is not name=value", s)
-		}
+	if err := o.checkSettings(); err != nil {
+		return nil, err
 	}
 	began := time.Now()
 	cred := info.cred
-	tmpRule := pathRule{use: "the temporary directory", fix: "set TMPDIR to a directory only root may write, or /tmp with its sticky bit", sticky: true, othersEnter: cred != nil}
-	tmp, err := securePath(tmpRule, os.TempDir())
-	if err != nil {
-		return nil, err
-	}
-	work, err := os.MkdirTemp(tmp, "pgid-standby-")
+	work, err := workDir(cred, "pgid-standby-")
 	if err != nil {
 		return nil, err
 	}

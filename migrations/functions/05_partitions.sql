@@ -69,8 +69,7 @@ SET LOCAL search_path = pg_catalog, pg_temp;
 -- whole number of seconds (1 day = 86400, 1 week, 6 hours); never both.
 CREATE OR REPLACE FUNCTION pgid.partition_width(every interval, OUT months integer, OUT seconds bigint)
 LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
-SET search_path = pg_catalog, pg_temp SET standard_conforming_strings = on SET DateStyle = 'ISO, YMD'
-SET IntervalStyle = postgres SET TimeZone = 'UTC' SET bytea_output = hex AS $$
+SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
   rest interval;
   secs numeric;
@@ -103,8 +102,7 @@ COMMENT ON FUNCTION pgid.partition_width(interval) IS
 CREATE OR REPLACE FUNCTION pgid.partition_range(every interval, t timestamptz,
                                                 OUT lower timestamptz, OUT upper timestamptz)
 LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
-SET search_path = pg_catalog, pg_temp SET standard_conforming_strings = on SET DateStyle = 'ISO, YMD'
-SET IntervalStyle = postgres SET TimeZone = 'UTC' SET bytea_output = hex AS $$
+SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
   seconds_per_week CONSTANT bigint := 7 * 86400;
   -- Weeks start on Mondays: 1970-01-05, 4 days after the epoch (a Thursday).
@@ -146,8 +144,7 @@ COMMENT ON FUNCTION pgid.partition_range(interval, timestamptz) IS
 -- that share a long prefix.
 CREATE OR REPLACE FUNCTION pgid.partition_name(parent text, every interval, lower timestamptz) RETURNS text
 LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
-SET search_path = pg_catalog, pg_temp SET standard_conforming_strings = on SET DateStyle = 'ISO, YMD'
-SET IntervalStyle = postgres SET TimeZone = 'UTC' SET bytea_output = hex AS $$
+SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
   seconds_per_week CONSTANT bigint := 7 * 86400;
   seconds_per_day CONSTANT bigint := 86400;
@@ -196,8 +193,7 @@ COMMENT ON FUNCTION pgid.partition_lock_key(regclass) IS
 -- that one column; errors PGI01, PGI02, PGI03.
 CREATE OR REPLACE FUNCTION pgid.partition_key_kind(parent regclass) RETURNS text
 LANGUAGE plpgsql STABLE STRICT PARALLEL SAFE
-SET search_path = pg_catalog, pg_temp SET standard_conforming_strings = on SET DateStyle = 'ISO, YMD'
-SET IntervalStyle = postgres SET TimeZone = 'UTC' SET bytea_output = hex AS $$
+SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
   kind "char";
   strat "char";
@@ -253,8 +249,7 @@ COMMENT ON FUNCTION pgid.partition_key_kind(regclass) IS
 -- time.Duration); never both.
 CREATE OR REPLACE FUNCTION pgid.partition_span(what text, span interval, OUT months integer, OUT seconds bigint)
 LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
-SET search_path = pg_catalog, pg_temp SET standard_conforming_strings = on SET DateStyle = 'ISO, YMD'
-SET IntervalStyle = postgres SET TimeZone = 'UTC' SET bytea_output = hex AS $$
+SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
   m numeric := extract(year FROM span) * 12 + extract(month FROM span);
   secs numeric := extract(epoch FROM span
@@ -337,8 +332,7 @@ CREATE OR REPLACE FUNCTION pgid.list_partitions(parent regclass)
 RETURNS TABLE (partition regclass, is_default boolean, lower timestamptz, upper timestamptz,
                from_bound text, to_bound text, row_estimate bigint)
 LANGUAGE plpgsql STABLE STRICT PARALLEL SAFE
-SET search_path = pg_catalog, pg_temp SET standard_conforming_strings = on SET DateStyle = 'ISO, YMD'
-SET IntervalStyle = postgres SET TimeZone = 'UTC' SET bytea_output = hex AS $$
+SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
   kind text := pgid.partition_key_kind(parent);
   r record;
@@ -379,8 +373,7 @@ CREATE OR REPLACE FUNCTION pgid.expired_partitions(parent regclass, retain inter
                                                    at timestamptz DEFAULT now())
 RETURNS TABLE (partition regclass, lower timestamptz, upper timestamptz)
 LANGUAGE plpgsql STABLE STRICT PARALLEL SAFE
-SET search_path = pg_catalog, pg_temp SET standard_conforming_strings = on SET DateStyle = 'ISO, YMD'
-SET IntervalStyle = postgres SET TimeZone = 'UTC' SET bytea_output = hex AS $$
+SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
   kind text := pgid.partition_key_kind(parent);
   cut timestamptz;
@@ -411,8 +404,7 @@ COMMENT ON FUNCTION pgid.expired_partitions(regclass, interval, timestamptz) IS
 CREATE OR REPLACE FUNCTION pgid.default_partition_rows(parent regclass)
 RETURNS TABLE (partition regclass, row_count bigint, oldest timestamptz, newest timestamptz)
 LANGUAGE plpgsql STABLE STRICT PARALLEL SAFE
-SET search_path = pg_catalog, pg_temp SET standard_conforming_strings = on SET DateStyle = 'ISO, YMD'
-SET IntervalStyle = postgres SET TimeZone = 'UTC' SET bytea_output = hex AS $$
+SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
   kind text := pgid.partition_key_kind(parent);
   col name;
@@ -457,8 +449,7 @@ COMMENT ON FUNCTION pgid.default_partition_rows(regclass) IS
 -- it waits.
 CREATE OR REPLACE FUNCTION pgid.partition_ddl_lock(parent regclass, part regclass DEFAULT NULL) RETURNS void
 LANGUAGE plpgsql VOLATILE
-SET search_path = pg_catalog, pg_temp SET standard_conforming_strings = on SET DateStyle = 'ISO, YMD'
-SET IntervalStyle = postgres SET TimeZone = 'UTC' SET bytea_output = hex
+SET search_path = pg_catalog, pg_temp
 SET lock_timeout = '10ms' AS $$
 DECLARE
   refs regclass[];
@@ -516,8 +507,7 @@ CREATE OR REPLACE FUNCTION pgid._retire_fk_cond(parent regclass, rel regclass, s
                                                 confkey smallint[], t_oid oid, depth integer, key_attnum smallint,
                                                 typ text, from_bound text, to_bound text) RETURNS text
 LANGUAGE plpgsql STABLE
-SET search_path = pg_catalog, pg_temp SET standard_conforming_strings = on SET DateStyle = 'ISO, YMD'
-SET IntervalStyle = postgres SET TimeZone = 'UTC' SET bytea_output = hex AS $$
+SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
   cond text;
   refcol name;
@@ -582,8 +572,7 @@ CREATE OR REPLACE FUNCTION pgid._retire_walk(parent regclass, rel regclass, key_
                                              OUT blockers text[], OUT blocker_names text[], OUT acting text[],
                                              OUT acting_sql text[], OUT effects jsonb)
 LANGUAGE plpgsql VOLATILE
-SET search_path = pg_catalog, pg_temp SET standard_conforming_strings = on SET DateStyle = 'ISO, YMD'
-SET IntervalStyle = postgres SET TimeZone = 'UTC' SET bytea_output = hex AS $$
+SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
   max_depth CONSTANT integer := 1000;  -- levels of ON DELETE CASCADE followed
   frontier jsonb;      -- {"<oid of a table>": ["tableoid:ctid", ...]}: rows deleted at this depth
@@ -674,8 +663,7 @@ CREATE OR REPLACE FUNCTION pgid._retire_verdict(parent regclass, cut timestamptz
                                                 OUT fk_actions jsonb, OUT action text, OUT reason text,
                                                 OUT detail text, OUT hint text, OUT blocking text)
 LANGUAGE plpgsql STABLE
-SET search_path = pg_catalog, pg_temp SET standard_conforming_strings = on SET DateStyle = 'ISO, YMD'
-SET IntervalStyle = postgres SET TimeZone = 'UTC' SET bytea_output = hex AS $$
+SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
   retained_total bigint;
   retained_by text[];
@@ -734,8 +722,7 @@ CREATE OR REPLACE FUNCTION pgid._retire_run(parent regclass, rel regclass, retir
                                             OUT action text, OUT reason text, OUT detail text, OUT hint text,
                                             OUT blocking text, OUT fk_actions jsonb)
 LANGUAGE plpgsql VOLATILE
-SET search_path = pg_catalog, pg_temp SET standard_conforming_strings = on SET DateStyle = 'ISO, YMD'
-SET IntervalStyle = postgres SET TimeZone = 'UTC' SET bytea_output = hex AS $$
+SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
   default_part regclass;
   retained_sql text;
@@ -859,8 +846,7 @@ CREATE OR REPLACE FUNCTION pgid.retire_partition(parent regclass, part regclass,
 RETURNS TABLE (action text, partition text, lower timestamptz, upper timestamptz,
                reason text, detail text, hint text, blocking text, fk_actions jsonb)
 LANGUAGE plpgsql VOLATILE SECURITY INVOKER
-SET search_path = pg_catalog, pg_temp SET standard_conforming_strings = on SET DateStyle = 'ISO, YMD'
-SET IntervalStyle = postgres SET TimeZone = 'UTC' SET bytea_output = hex AS $$
+SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
   lock_class CONSTANT integer := 1885825380; -- 'pgid': the lock pgid.ensure_partitions takes
   kind text;
@@ -949,8 +935,7 @@ COMMENT ON FUNCTION pgid.retire_partition(regclass, regclass, interval, text, ti
 CREATE OR REPLACE FUNCTION pgid._ensure_create(parent regclass, every interval, ahead integer, at timestamptz)
 RETURNS TABLE (action text, partition text, lower timestamptz, upper timestamptz)
 LANGUAGE plpgsql VOLATILE
-SET search_path = pg_catalog, pg_temp SET standard_conforming_strings = on SET DateStyle = 'ISO, YMD'
-SET IntervalStyle = postgres SET TimeZone = 'UTC' SET bytea_output = hex AS $$
+SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
   key_kind text := pgid.partition_key_kind(parent);  -- 'ulid' or 'objectid'
   key_type text := CASE key_kind WHEN 'ulid' THEN 'uuid' ELSE 'bytea' END;
@@ -1054,8 +1039,7 @@ CREATE OR REPLACE FUNCTION pgid._ensure_overlap(parent regclass, kind text, part
                                                 lower_literal text, upper_literal text, part_start timestamptz,
                                                 part_end timestamptz) RETURNS boolean
 LANGUAGE plpgsql STABLE
-SET search_path = pg_catalog, pg_temp SET standard_conforming_strings = on SET DateStyle = 'ISO, YMD'
-SET IntervalStyle = postgres SET TimeZone = 'UTC' SET bytea_output = hex AS $$
+SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
   lower_key bytea := pgid._partition_key(kind, lower_literal);
   upper_key bytea := pgid._partition_key(kind, upper_literal);
@@ -1096,8 +1080,7 @@ CREATE OR REPLACE FUNCTION pgid._ensure_default_free(parent regclass, default_pa
                                                      part_start timestamptz, part_end timestamptz, new_name text)
 RETURNS void
 LANGUAGE plpgsql STABLE
-SET search_path = pg_catalog, pg_temp SET standard_conforming_strings = on SET DateStyle = 'ISO, YMD'
-SET IntervalStyle = postgres SET TimeZone = 'UTC' SET bytea_output = hex AS $$
+SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
   has_rows boolean;
 BEGIN
@@ -1132,8 +1115,7 @@ COMMENT ON FUNCTION pgid._ensure_default_free(regclass, regclass, name, text, te
 CREATE OR REPLACE FUNCTION pgid._ensure_retire(parent regclass, retain interval, retire text, at timestamptz)
 RETURNS TABLE (action text, partition text, lower timestamptz, upper timestamptz)
 LANGUAGE plpgsql VOLATILE
-SET search_path = pg_catalog, pg_temp SET standard_conforming_strings = on SET DateStyle = 'ISO, YMD'
-SET IntervalStyle = postgres SET TimeZone = 'UTC' SET bytea_output = hex AS $$
+SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
   expired record;            -- a partition past retention
   retired record;            -- what pgid.retire_partition did with it
@@ -1161,8 +1143,7 @@ COMMENT ON FUNCTION pgid._ensure_retire(regclass, interval, text, timestamptz) I
 CREATE OR REPLACE FUNCTION pgid._ensure_default(parent regclass)
 RETURNS TABLE (action text, partition text, lower timestamptz, upper timestamptz)
 LANGUAGE plpgsql STABLE
-SET search_path = pg_catalog, pg_temp SET standard_conforming_strings = on SET DateStyle = 'ISO, YMD'
-SET IntervalStyle = postgres SET TimeZone = 'UTC' SET bytea_output = hex AS $$
+SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
   d record;                  -- pgid.default_partition_rows' report
 BEGIN
@@ -1204,8 +1185,7 @@ CREATE OR REPLACE FUNCTION pgid.ensure_partitions(parent regclass, every interva
                                                   at timestamptz DEFAULT now())
 RETURNS TABLE (action text, partition text, lower timestamptz, upper timestamptz)
 LANGUAGE plpgsql VOLATILE SECURITY INVOKER
-SET search_path = pg_catalog, pg_temp SET standard_conforming_strings = on SET DateStyle = 'ISO, YMD'
-SET IntervalStyle = postgres SET TimeZone = 'UTC' SET bytea_output = hex AS $$
+SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
   -- First key of the advisory lock that serialises runs per parent: 'pgid'
   -- in ASCII; the second is pgid.partition_lock_key(parent).
@@ -1243,6 +1223,34 @@ COMMENT ON FUNCTION pgid.ensure_partitions(regclass, interval, integer, interval
   'then retire (drop, detach or none) those older than at - retain with pgid.retire_partition, reporting those it '
   'keeps (action kept, WARNING PGI07) and rows in the DEFAULT partition (action default, WARNING PGI08). Serialised '
   'per parent by an advisory lock.';
+
+-- Besides its search_path, each plpgsql function of this file pins the
+-- settings that change how its text, times and bytes are read and
+-- written, so that the caller's session cannot change its results
+-- (0.4.0; the CHANGELOG's history). They are set here once for all of
+-- them, as a SET clause on each would: the functions step runs in one
+-- transaction, so no session sees a function without them. The
+-- SQL-language helpers have none: a SET clause would stop PostgreSQL from
+-- inlining them.
+DO $pin$
+DECLARE
+  f regprocedure;
+BEGIN
+  FOR f IN
+    SELECT p.oid::regprocedure FROM pg_catalog.pg_proc p
+    WHERE p.pronamespace = 'pgid'::pg_catalog.regnamespace
+      AND p.proname = ANY (ARRAY['partition_width', 'partition_range', 'partition_name', 'partition_key_kind',
+        'partition_span', 'list_partitions', 'expired_partitions', 'default_partition_rows',
+        'partition_ddl_lock', '_retire_fk_cond', '_retire_walk', '_retire_verdict',
+        '_retire_run', 'retire_partition', '_ensure_create', '_ensure_overlap',
+        '_ensure_default_free', '_ensure_retire', '_ensure_default', 'ensure_partitions'])
+  LOOP
+    EXECUTE pg_catalog.format('ALTER FUNCTION %s SET standard_conforming_strings = on '
+      'SET DateStyle = ''ISO, YMD'' SET IntervalStyle = postgres SET TimeZone = ''UTC'' '
+      'SET bytea_output = hex', f);
+  END LOOP;
+END
+$pin$;
 
 ---- create above / drop below ----
 

@@ -263,24 +263,26 @@ func (Admin) Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandT
 // t when there is no server.
 func ServerDSN(t testing.TB) string {
 	t.Helper()
-	recordServerChoice()
-	s, err := start()
-	if err != nil {
-		t.Fatalf("no PostgreSQL for the database tests: %v", err)
-	}
-	return s.DSN
+	return need(t, "no PostgreSQL for the database tests", start).DSN
 }
 
 // DB creates a database for t copied from the template ([Options.Setup]
 // applied), drops it when t ends, and returns its DSN.
 func DB(t testing.TB) string {
 	t.Helper()
+	return create(t, need(t, "no template database for the database tests", templateDB))
+}
+
+// need records the server choice (see recordServerChoice) and returns
+// what get returns, failing t with what and get's error when it fails.
+func need[T any](t testing.TB, what string, get func() (T, error)) T {
+	t.Helper()
 	recordServerChoice()
-	tmpl, err := templateDB()
+	v, err := get()
 	if err != nil {
-		t.Fatalf("no template database for the database tests: %v", err)
+		t.Fatalf("%s: %v", what, err)
 	}
-	return create(t, tmpl)
+	return v
 }
 
 // EmptyDB creates an empty database for t, drops it when t ends, and
