@@ -3,7 +3,10 @@ package integration_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
+	"os/exec"
+	"os/user"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -60,6 +63,42 @@ var (
 	lrBinDir  string
 )
 
+// replicaTestUser is the system user the replication tests' servers run
+// as when this process is root: one of their own, not
+// [pgserver.DefaultUser]. internal/pgserver's TestLocalAttacker, which go
+// test may run at the same time in a mount namespace of its own, counts
+// every process of DefaultUser it did not start as an attacker's.
+const replicaTestUser = "pgid-test-replica"
+
+var replicaUserOnce struct {
+	sync.Once
+	err error
+}
+
+// replicaUser returns the RunAsUser of the replication tests' servers:
+// replicaTestUser, created (a system user with a group of its own, no
+// home, no login) if missing, when this process is root; empty otherwise.
+func replicaUser(t testing.TB) string {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		return ""
+	}
+	replicaUserOnce.Do(func() {
+		if _, err := user.Lookup(replicaTestUser); err == nil {
+			return
+		}
+		out, err := exec.Command("useradd", "--system", "--user-group", "--no-create-home", "--home-dir", "/nonexistent",
+			"--shell", "/usr/sbin/nologin", "--comment", "pgid replication tests", replicaTestUser).CombinedOutput()
+		if _, lerr := user.Lookup(replicaTestUser); err != nil && lerr != nil {
+			replicaUserOnce.err = fmt.Errorf("useradd %s: %v: %s", replicaTestUser, err, out)
+		}
+	})
+	if replicaUserOnce.err != nil {
+		t.Fatal(replicaUserOnce.err)
+	}
+	return replicaTestUser
+}
+
 // retryShared calls start until it is not refused with ErrSharedUser or
 // ctx ends. As root an embedded server runs as pgserver's own user, and a
 // start is refused while another process runs as that user:
@@ -94,7 +133,7 @@ func startLR(t testing.TB, settings ...string) *lrServer {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	s, err := retryShared(ctx, t, func() (*pgserver.Server, error) {
-		return pgserver.StartEmbedded(ctx, pgserver.EmbeddedOptions{Binaries: lrBinaries(t), Settings: settings})
+		return pgserver.StartEmbedded(ctx, pgserver.EmbeddedOptions{Binaries: lrBinaries(t), RunAsUser: replicaUser(t), Settings: settings})
 	})
 	if err != nil {
 		t.Fatalf("start an embedded server: %v", err)

@@ -41,7 +41,7 @@ func sbPair(t *testing.T, primarySettings, standbySettings []string) (primary, s
 	defer cancel()
 	began := time.Now()
 	p, err := retryShared(ctx, t, func() (*pgserver.Server, error) {
-		return pgserver.StartEmbedded(ctx, pgserver.EmbeddedOptions{Binaries: lrBinaries(t), Settings: primarySettings})
+		return pgserver.StartEmbedded(ctx, pgserver.EmbeddedOptions{Binaries: lrBinaries(t), RunAsUser: replicaUser(t), Settings: primarySettings})
 	})
 	if err != nil {
 		t.Fatalf("start the primary: %v", err)
@@ -60,7 +60,7 @@ func sbPair(t *testing.T, primarySettings, standbySettings []string) (primary, s
 		t.Fatalf("migrations on the primary: %v", err)
 	}
 	s, err := retryShared(ctx, t, func() (*pgserver.Server, error) {
-		return pgserver.StartStandby(ctx, p, pgserver.EmbeddedOptions{Binaries: lrBinaries(t), Settings: standbySettings})
+		return pgserver.StartStandby(ctx, p, pgserver.EmbeddedOptions{Binaries: lrBinaries(t), RunAsUser: replicaUser(t), Settings: standbySettings})
 	})
 	if err != nil {
 		t.Fatalf("start the standby: %v", err)
