@@ -195,11 +195,13 @@ sql:
 const svcTest = `package svc
 
 import (
+	"context"
 	"database/sql"
 	"os"
 	"testing"
+	"time"
 
-	"github.com/pgid/pgid/internal/pgserver/pgtest"
+	"github.com/jackc/pgx/v5"
 	_ "github.com/jackc/pgx/v5/stdlib"
 
 	"example.com/svc/store"
