@@ -174,6 +174,45 @@ $$;
 COMMENT ON FUNCTION pgid._tail_refuse(text, text, text, timestamptz, text, boolean) IS
   'Internal to pgid.tail_guard_ulid and pgid.tail_guard_objectid: raises SQLSTATE PGI20 for a refused id.';
 
+-- pgid._tail_subscribed: a row for tbl when it, a relation of its tree or
+-- one above it is the target of a logical replication subscription: its
+-- rows arrive with the publisher's IDs and pass unchecked
+-- (pgid._tail_applying), so it cannot be tailed (a step of
+-- pgid._tail_check).
+CREATE OR REPLACE FUNCTION pgid._tail_subscribed(tbl regclass,
+                                                 OUT fixable boolean, OUT message text, OUT hint text)
+RETURNS SETOF record
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+  r record;
+BEGIN
+  FOR r IN
+    WITH RECURSIVE tree(rel) AS (
+      SELECT tbl::oid
+      UNION
+      SELECT i.inhrelid FROM pg_inherits i JOIN tree ON i.inhparent = tree.rel)
+    SELECT sr.srrelid::regclass::text AS name, s.subname
+      FROM pg_subscription_rel sr JOIN pg_subscription s ON s.oid = sr.srsubid
+     WHERE sr.srrelid IN (SELECT rel FROM tree UNION SELECT relid FROM pg_partition_ancestors(tbl))
+     ORDER BY 1, 2 LIMIT 1
+  LOOP
+    fixable := false;
+    message := format('pgid: %s is a target of logical replication subscription %I: its rows arrive with the '
+                      'publisher''s IDs, older than this database''s clock by the replication lag, and are not checked',
+                      r.name, r.subname);
+    hint := 'Tail the table on the publisher, where its rows are inserted; or stop replicating into it '
+            '(ALTER PUBLICATION ... DROP TABLE, then ALTER SUBSCRIPTION ... REFRESH PUBLICATION, or DROP '
+            'SUBSCRIPTION) and run pgid.tail_enable again.';
+    RETURN NEXT;
+  END LOOP;
+END
+$$;
+
+COMMENT ON FUNCTION pgid._tail_subscribed(regclass) IS
+  'Internal to pgid._tail_check: a logical replication subscription whose target is the table, '
+  'a relation of its tree or one above it.';
+
 -- pgid._tail_check: what is wrong with the setup of a table for tailing,
 -- one row per problem, first the ones pgid.tail_enable repairs (fixable;
 -- message NULL: out of date, but safe as it is).
@@ -281,28 +320,7 @@ BEGIN
       RETURN NEXT;
     END LOOP;
   END LOOP;
-  -- A logical replication subscription's target, the table or a relation
-  -- of its tree or above it: its rows arrive with the publisher's IDs and
-  -- pass unchecked (pgid._tail_applying).
-  FOR r IN
-    WITH RECURSIVE tree(rel) AS (
-      SELECT tbl::oid
-      UNION
-      SELECT i.inhrelid FROM pg_inherits i JOIN tree ON i.inhparent = tree.rel)
-    SELECT sr.srrelid::regclass::text AS name, s.subname
-      FROM pg_subscription_rel sr JOIN pg_subscription s ON s.oid = sr.srsubid
-     WHERE sr.srrelid IN (SELECT rel FROM tree UNION SELECT relid FROM pg_partition_ancestors(tbl))
-     ORDER BY 1, 2 LIMIT 1
-  LOOP
-    fixable := false;
-    message := format('pgid: %s is a target of logical replication subscription %I: its rows arrive with the '
-                      'publisher''s IDs, older than this database''s clock by the replication lag, and are not checked',
-                      r.name, r.subname);
-    hint := 'Tail the table on the publisher, where its rows are inserted; or stop replicating into it '
-            '(ALTER PUBLICATION ... DROP TABLE, then ALTER SUBSCRIPTION ... REFRESH PUBLICATION, or DROP '
-            'SUBSCRIPTION) and run pgid.tail_enable again.';
-    RETURN NEXT;
-  END LOOP;
+  RETURN QUERY SELECT * FROM pgid._tail_subscribed(tbl);
 END
 $$;
 
@@ -565,6 +583,7 @@ DROP FUNCTION IF EXISTS pgid.tail_enable(regclass, interval);
 DROP FUNCTION IF EXISTS pgid.tail_config(regclass);
 DROP FUNCTION IF EXISTS pgid._tail_raise(regclass, oid, bytea);
 DROP FUNCTION IF EXISTS pgid._tail_check(regclass, oid, bytea);
+DROP FUNCTION IF EXISTS pgid._tail_subscribed(regclass);
 DROP FUNCTION IF EXISTS pgid.tail_guard_objectid();
 DROP FUNCTION IF EXISTS pgid.tail_guard_ulid();
 DROP FUNCTION IF EXISTS pgid._tail_refuse(text, text, text, timestamptz, text, boolean);
