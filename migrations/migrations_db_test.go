@@ -59,7 +59,7 @@ func schemaVersion(t *testing.T, conn *pgx.Conn) int {
 func TestMigrationsUpDown(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	conn := connect(t, newDB(t, false), pgx.QueryExecModeCacheStatement)
+	conn := pgtest.Connect(t, pgtest.EmptyDB(t), pgx.QueryExecModeCacheStatement)
 
 	if err := migrations.Up(ctx, conn); err != nil {
 		t.Fatal(err)
@@ -122,14 +122,14 @@ func TestMigrationsUpDown(t *testing.T) {
 func TestMigrationsDownRestrict(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	conn := connect(t, newDB(t, true), pgx.QueryExecModeCacheStatement)
+	conn := pgtest.Connect(t, pgtest.DB(t), pgx.QueryExecModeCacheStatement)
 	if _, err := conn.Exec(ctx, `
 		CREATE TABLE keep (id pgid.ulid PRIMARY KEY DEFAULT pgid.gen_ulid(), o pgid.objectid);
 		INSERT INTO keep (o) VALUES (pgid.gen_objectid())`); err != nil {
 		t.Fatal(err)
 	}
 	err := migrations.Down(ctx, conn)
-	if sqlState(err) != "2BP01" { // dependent_objects_still_exist
+	if pgtest.SQLState(err) != "2BP01" { // dependent_objects_still_exist
 		t.Fatalf("Down with a table using the domains: %v, want SQLSTATE 2BP01", err)
 	}
 	if !strings.Contains(err.Error(), fmt.Sprintf("nothing dropped, still at version %d", schemaLatest)) {
@@ -153,13 +153,13 @@ func TestMigrationsDownRestrict(t *testing.T) {
 func TestMigrationsDownUserFunctions(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	conn := connect(t, newDB(t, true), pgx.QueryExecModeCacheStatement)
+	conn := pgtest.Connect(t, pgtest.DB(t), pgx.QueryExecModeCacheStatement)
 	if _, err := conn.Exec(ctx, `
 		CREATE FUNCTION std_body(u uuid) RETURNS text LANGUAGE sql RETURN pgid.ulid_to_text(u);
 		CREATE FUNCTION quoted_body(u uuid) RETURNS text LANGUAGE sql AS 'SELECT pgid.ulid_to_text(u)'`); err != nil {
 		t.Fatal(err)
 	}
-	if err := migrations.Down(ctx, conn); sqlState(err) != "2BP01" || !strings.Contains(err.Error(), "std_body") {
+	if err := migrations.Down(ctx, conn); pgtest.SQLState(err) != "2BP01" || !strings.Contains(err.Error(), "std_body") {
 		t.Fatalf("Down with an SQL-standard body calling pgid: %v, want 2BP01 naming std_body", err)
 	}
 	if types, funcs := pgidObjects(t, conn); types != 4 || funcs != pgidAllFunctions || schemaVersion(t, conn) != schemaLatest {
@@ -172,7 +172,7 @@ func TestMigrationsDownUserFunctions(t *testing.T) {
 		t.Fatalf("Down with only a quoted body calling pgid: %v", err)
 	}
 	var s string
-	if err := conn.QueryRow(ctx, "SELECT quoted_body(gen_random_uuid())").Scan(&s); sqlState(err) != "42883" && sqlState(err) != "3F000" {
+	if err := conn.QueryRow(ctx, "SELECT quoted_body(gen_random_uuid())").Scan(&s); pgtest.SQLState(err) != "42883" && pgtest.SQLState(err) != "3F000" {
 		t.Fatalf("quoted_body after Down: %q, %v; want undefined function or schema", s, err)
 	}
 }
@@ -184,14 +184,14 @@ func TestMigrationsDownUserFunctions(t *testing.T) {
 func TestMigrationsDownUpCachedStatements(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	dsn := newDB(t, true)
-	user := connect(t, dsn, pgx.QueryExecModeCacheStatement)
+	dsn := pgtest.DB(t)
+	user := pgtest.Connect(t, dsn, pgx.QueryExecModeCacheStatement)
 	const q = "SELECT pgid.ulid_to_text($1::pgid.ulid)"
 	var s string
 	if err := user.QueryRow(ctx, q, "01563e3a-b5d3-d676-4c61-efb99302bd5b").Scan(&s); err != nil {
 		t.Fatal(err)
 	}
-	other := connect(t, dsn, pgx.QueryExecModeCacheStatement)
+	other := pgtest.Connect(t, dsn, pgx.QueryExecModeCacheStatement)
 	if err := migrations.Down(ctx, other); err != nil {
 		t.Fatal(err)
 	}
@@ -199,7 +199,7 @@ func TestMigrationsDownUpCachedStatements(t *testing.T) {
 		t.Fatal(err)
 	}
 	err := user.QueryRow(ctx, q, "01563e3a-b5d3-d676-4c61-efb99302bd5b").Scan(&s)
-	if sqlState(err) != "XX000" || !strings.Contains(err.Error(), "cache lookup failed for type") {
+	if pgtest.SQLState(err) != "XX000" || !strings.Contains(err.Error(), "cache lookup failed for type") {
 		t.Fatalf("cached statement after Down, Up: %v; want XX000 cache lookup failed (update Down's documentation if this changed)", err)
 	}
 	if err := user.QueryRow(ctx, q, "01563e3a-b5d3-d676-4c61-efb99302bd5b").Scan(&s); err != nil || s != "01ARZ3NDEKTSV4RRFFQ69G5FAV" {
@@ -210,11 +210,11 @@ func TestMigrationsDownUpCachedStatements(t *testing.T) {
 // Concurrent Up calls on one database serialise on the migration lock.
 func TestMigrationsConcurrentUp(t *testing.T) {
 	t.Parallel()
-	dsn := newDB(t, false)
+	dsn := pgtest.EmptyDB(t)
 	var wg sync.WaitGroup
 	errs := make([]error, 4)
 	for i := range errs {
-		conn := connect(t, dsn, pgx.QueryExecModeCacheStatement)
+		conn := pgtest.Connect(t, dsn, pgx.QueryExecModeCacheStatement)
 		wg.Go(func() { errs[i] = migrations.Up(context.Background(), conn) })
 	}
 	wg.Wait()
@@ -223,7 +223,7 @@ func TestMigrationsConcurrentUp(t *testing.T) {
 			t.Errorf("Up #%d: %v", i, err)
 		}
 	}
-	conn := connect(t, dsn, pgx.QueryExecModeCacheStatement)
+	conn := pgtest.Connect(t, dsn, pgx.QueryExecModeCacheStatement)
 	if v := schemaVersion(t, conn); v != schemaLatest {
 		t.Fatalf("version: %d, want %d", v, schemaLatest)
 	}
@@ -235,7 +235,7 @@ func TestMigrationsConcurrentUp(t *testing.T) {
 func TestFunctionAttributes(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	conn := connect(t, newDB(t, true), pgx.QueryExecModeCacheStatement)
+	conn := pgtest.Connect(t, pgtest.DB(t), pgx.QueryExecModeCacheStatement)
 	if _, err := conn.Exec(ctx, `CREATE FUNCTION gen_random_bytes_12() RETURNS bytea LANGUAGE sql VOLATILE
 		RETURN substr(uuid_send(gen_random_uuid()), 1, 12)`); err != nil {
 		t.Fatal(err)
@@ -320,7 +320,7 @@ func TestFunctionAttributes(t *testing.T) {
 func TestMigrationsChecksumMismatch(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	conn := connect(t, newDB(t, true), pgx.QueryExecModeCacheStatement)
+	conn := pgtest.Connect(t, pgtest.DB(t), pgx.QueryExecModeCacheStatement)
 	if _, err := conn.Exec(ctx, `
 		UPDATE pgid.schema_migrations SET checksum = repeat('0', 64) WHERE name = '002_ulid_functions.sql';
 		DELETE FROM pgid.schema_migrations WHERE version = (SELECT max(version) FROM pgid.schema_migrations)`); err != nil {
@@ -345,7 +345,7 @@ func TestMigrationsChecksumMismatch(t *testing.T) {
 func TestMigrationsFunctionsStep(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	conn := connect(t, newDB(t, true), pgx.QueryExecModeCacheStatement)
+	conn := pgtest.Connect(t, pgtest.DB(t), pgx.QueryExecModeCacheStatement)
 	comment := func() string {
 		var c string
 		if err := conn.QueryRow(ctx, "SELECT obj_description('pgid.ulid_to_text(uuid)'::regprocedure, 'pg_proc')").Scan(&c); err != nil {
@@ -407,7 +407,7 @@ func TestMigrationsFunctionsStep(t *testing.T) {
 func TestMigrationsDBKinds(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	dsn := newDB(t, false)
+	dsn := pgtest.EmptyDB(t)
 	pool, err := pgxpool.New(ctx, dsn)
 	if err != nil {
 		t.Fatal(err)
@@ -451,7 +451,7 @@ func TestMigrationsDBKinds(t *testing.T) {
 	if err := migrations.Up(ctx, nilPool); !errors.Is(err, migrations.ErrConn) {
 		t.Errorf("Up on a nil pool: %v, want ErrConn", err)
 	}
-	conn := connect(t, dsn, pgx.QueryExecModeCacheStatement)
+	conn := pgtest.Connect(t, dsn, pgx.QueryExecModeCacheStatement)
 	if _, err := conn.Exec(ctx, "BEGIN"); err != nil {
 		t.Fatal(err)
 	}
@@ -466,13 +466,13 @@ func TestMigrationsDBKinds(t *testing.T) {
 func TestMigrationsIgnoreForeignTernTable(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	dsn := newDB(t, false)
-	owner := connect(t, dsn, pgx.QueryExecModeCacheStatement)
-	evil := newRole(t, owner)
+	dsn := pgtest.EmptyDB(t)
+	owner := pgtest.Connect(t, dsn, pgx.QueryExecModeCacheStatement)
+	evil := pgtest.NewRole(t, owner)
 	if _, err := owner.Exec(ctx, "GRANT CREATE ON SCHEMA public TO "+evil); err != nil {
 		t.Fatal(err)
 	}
-	attacker := connect(t, withUser(dsn, evil), pgx.QueryExecModeCacheStatement)
+	attacker := pgtest.Connect(t, pgtest.WithUser(dsn, evil), pgx.QueryExecModeCacheStatement)
 	if _, err := attacker.Exec(ctx, `
 		CREATE FUNCTION public.trap() RETURNS int LANGUAGE plpgsql AS
 		  $$BEGIN RAISE EXCEPTION 'trap ran as %', current_user; END$$;

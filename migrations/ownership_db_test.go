@@ -11,6 +11,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/pgid/pgid/internal/pgserver/pgtest"
 	"github.com/pgid/pgid/migrations"
 )
 
@@ -20,13 +21,13 @@ import (
 func ownedDB(t *testing.T) (dsn string, su *pgx.Conn, ownerRole string, owner *pgx.Conn) {
 	t.Helper()
 	ctx := context.Background()
-	dsn = newDB(t, false)
-	su = connect(t, dsn, pgx.QueryExecModeCacheStatement)
+	dsn = pgtest.EmptyDB(t)
+	su = pgtest.Connect(t, dsn, pgx.QueryExecModeCacheStatement)
 	var db, suName string
 	if err := su.QueryRow(ctx, "SELECT current_database(), current_user").Scan(&db, &suName); err != nil {
 		t.Fatal(err)
 	}
-	ownerRole = newRole(t, su)
+	ownerRole = pgtest.NewRole(t, su)
 	if _, err := su.Exec(ctx, "ALTER DATABASE "+pgx.Identifier{db}.Sanitize()+" OWNER TO "+ownerRole); err != nil {
 		t.Fatal(err)
 	}
@@ -37,7 +38,7 @@ func ownedDB(t *testing.T) (dsn string, su *pgx.Conn, ownerRole string, owner *p
 			t.Errorf("give the database back: %v", err)
 		}
 	})
-	return dsn, su, ownerRole, connect(t, withUser(dsn, ownerRole), pgx.QueryExecModeCacheStatement)
+	return dsn, su, ownerRole, pgtest.Connect(t, pgtest.WithUser(dsn, ownerRole), pgx.QueryExecModeCacheStatement)
 }
 
 // grantAllOnDatabase creates the application role of the report: one that
@@ -45,11 +46,11 @@ func ownedDB(t *testing.T) (dsn string, su *pgx.Conn, ownerRole string, owner *p
 func grantAllOnDatabase(t *testing.T, dsn string, su *pgx.Conn) (string, *pgx.Conn) {
 	t.Helper()
 	ctx := context.Background()
-	role := newRole(t, su)
+	role := pgtest.NewRole(t, su)
 	if _, err := su.Exec(ctx, "DO $$BEGIN EXECUTE format('GRANT ALL ON DATABASE %I TO "+role+"', current_database()); END$$"); err != nil {
 		t.Fatal(err)
 	}
-	return role, connect(t, withUser(dsn, role), pgx.QueryExecModeCacheStatement)
+	return role, pgtest.Connect(t, pgtest.WithUser(dsn, role), pgx.QueryExecModeCacheStatement)
 }
 
 // pgidFunctionCount counts the functions in schema pgid.
@@ -224,7 +225,7 @@ func TestMigrationsRefuseForgedVersionTable(t *testing.T) {
 	})
 	t.Run("dropped function", func(t *testing.T) {
 		t.Parallel()
-		conn := connect(t, newDB(t, true), pgx.QueryExecModeCacheStatement)
+		conn := pgtest.Connect(t, pgtest.DB(t), pgx.QueryExecModeCacheStatement)
 		if _, err := conn.Exec(ctx, "DROP FUNCTION pgid.ulid_is_v7(uuid)"); err != nil {
 			t.Fatal(err)
 		}
@@ -265,7 +266,7 @@ func TestMigrationsTrustedOwners(t *testing.T) {
 		if err := migrations.Up(ctx, owner); err != nil {
 			t.Fatalf("owner's Up on the superuser's objects: %v", err)
 		}
-		app := connect(t, withUser(dsn, newRole(t, su)), pgx.QueryExecModeCacheStatement)
+		app := pgtest.Connect(t, pgtest.WithUser(dsn, pgtest.NewRole(t, su)), pgx.QueryExecModeCacheStatement)
 		if err := migrations.Up(ctx, app); err != nil {
 			t.Fatalf("application's Up with nothing to do: %v", err)
 		}
@@ -302,7 +303,7 @@ func TestMigrationsStatusSaysWhatUpSays(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			conn := connect(t, newDB(t, true), pgx.QueryExecModeCacheStatement)
+			conn := pgtest.Connect(t, pgtest.DB(t), pgx.QueryExecModeCacheStatement)
 			if _, err := conn.Exec(ctx, c.tamper); err != nil {
 				t.Fatal(err)
 			}

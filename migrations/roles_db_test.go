@@ -8,6 +8,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/pgid/pgid/internal/pgserver/pgtest"
 	"github.com/pgid/pgid/migrations"
 	"github.com/pgid/pgid/ulidtype"
 )
@@ -18,15 +19,15 @@ import (
 func TestApplicationRole(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	dsn := newDB(t, true)
-	owner := connect(t, dsn, pgx.QueryExecModeCacheStatement)
-	role := newRole(t, owner)
+	dsn := pgtest.DB(t)
+	owner := pgtest.Connect(t, dsn, pgx.QueryExecModeCacheStatement)
+	role := pgtest.NewRole(t, owner)
 	// Where the application keeps its tables (PostgreSQL 15 gives PUBLIC no
 	// CREATE on schema public).
 	if _, err := owner.Exec(ctx, "CREATE SCHEMA app AUTHORIZATION "+role); err != nil {
 		t.Fatal(err)
 	}
-	app := connect(t, withUser(dsn, role), pgx.QueryExecModeCacheStatement)
+	app := pgtest.Connect(t, pgtest.WithUser(dsn, role), pgx.QueryExecModeCacheStatement)
 
 	if err := migrations.Up(ctx, app); err != nil {
 		t.Fatalf("Up with nothing to do, as %s: %v", role, err)
@@ -69,7 +70,7 @@ func TestApplicationRole(t *testing.T) {
 		t.Fatalf("functions as %s: %v, %v", role, ok, err)
 	}
 	var out any
-	if err := app.QueryRow(ctx, "SELECT pgid.ulid_from_text('nope')").Scan(&out); sqlState(err) != "22P02" {
+	if err := app.QueryRow(ctx, "SELECT pgid.ulid_from_text('nope')").Scan(&out); pgtest.SQLState(err) != "22P02" {
 		t.Fatalf("bad text as %s: %v, want 22P02", role, err)
 	}
 }
@@ -79,12 +80,12 @@ func TestApplicationRole(t *testing.T) {
 func TestApplicationRoleCannotMigrate(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	dsn := newDB(t, false)
-	owner := connect(t, dsn, pgx.QueryExecModeCacheStatement)
-	role := newRole(t, owner)
-	app := connect(t, withUser(dsn, role), pgx.QueryExecModeCacheStatement)
+	dsn := pgtest.EmptyDB(t)
+	owner := pgtest.Connect(t, dsn, pgx.QueryExecModeCacheStatement)
+	role := pgtest.NewRole(t, owner)
+	app := pgtest.Connect(t, pgtest.WithUser(dsn, role), pgx.QueryExecModeCacheStatement)
 	err := migrations.Up(ctx, app)
-	if !errors.Is(err, migrations.ErrNotOwner) || sqlState(err) != "42501" {
+	if !errors.Is(err, migrations.ErrNotOwner) || pgtest.SQLState(err) != "42501" {
 		t.Fatalf("Up on an empty database as %s: %v; want ErrNotOwner wrapping 42501", role, err)
 	}
 	var schemas int

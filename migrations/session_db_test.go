@@ -10,6 +10,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/pgid/pgid/internal/pgserver/pgtest"
 	"github.com/pgid/pgid/migrations"
 )
 
@@ -43,8 +44,8 @@ func checkSettings(t *testing.T, conn *pgx.Conn, after string) {
 func TestMigrationsKeepSessionSettings(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	dsn := newDB(t, false)
-	conn := connect(t, dsn, pgx.QueryExecModeCacheStatement)
+	dsn := pgtest.EmptyDB(t)
+	conn := pgtest.Connect(t, dsn, pgx.QueryExecModeCacheStatement)
 	for name, v := range sessionSettings {
 		if _, err := conn.Exec(ctx, "SELECT set_config($1, $2, false)", name, v); err != nil {
 			t.Fatal(err)
@@ -61,7 +62,7 @@ func TestMigrationsKeepSessionSettings(t *testing.T) {
 
 	// A search_path that only the connection string set (not SET) comes
 	// back too, although Up sets its own while it runs.
-	plain := connect(t, withParam(dsn, "search_path", "app,public"), pgx.QueryExecModeCacheStatement)
+	plain := pgtest.Connect(t, pgtest.WithParam(dsn, "search_path", "app,public"), pgx.QueryExecModeCacheStatement)
 	if err := migrations.Up(ctx, plain); err != nil { // applies all again
 		t.Fatal(err)
 	}
@@ -78,8 +79,8 @@ func TestMigrationsKeepSessionSettings(t *testing.T) {
 func TestMigrationsLockWait(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	dsn := newDB(t, false)
-	holder := connect(t, dsn, pgx.QueryExecModeCacheStatement)
+	dsn := pgtest.EmptyDB(t)
+	holder := pgtest.Connect(t, dsn, pgx.QueryExecModeCacheStatement)
 	if _, err := holder.Exec(ctx, "SELECT pg_advisory_lock($1)", migrations.LockKey); err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +88,7 @@ func TestMigrationsLockWait(t *testing.T) {
 	if err := holder.QueryRow(ctx, "SELECT pg_backend_pid()").Scan(&holderPID); err != nil {
 		t.Fatal(err)
 	}
-	conn := connect(t, dsn, pgx.QueryExecModeCacheStatement)
+	conn := pgtest.Connect(t, dsn, pgx.QueryExecModeCacheStatement)
 
 	checkLocked := func(err error, what string) {
 		t.Helper()
@@ -123,11 +124,11 @@ func TestMigrationsLockWait(t *testing.T) {
 	// The lock is pgid's own: a session holding tern's lock (an
 	// application's own tern migrations) does not stop Up on a database
 	// that tern never migrated for pgid.
-	other := connect(t, dsn, pgx.QueryExecModeCacheStatement)
+	other := pgtest.Connect(t, dsn, pgx.QueryExecModeCacheStatement)
 	if _, err := other.Exec(ctx, "SELECT pg_advisory_lock(9628173550095224)"); err != nil {
 		t.Fatal(err)
 	}
-	if err := migrations.Up(ctx, connect(t, newDB(t, false), pgx.QueryExecModeCacheStatement), migrations.WithLockWait(0)); err != nil {
+	if err := migrations.Up(ctx, pgtest.Connect(t, pgtest.EmptyDB(t), pgx.QueryExecModeCacheStatement), migrations.WithLockWait(0)); err != nil {
 		t.Errorf("Up while tern's lock is held elsewhere: %v", err)
 	}
 

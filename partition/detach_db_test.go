@@ -14,6 +14,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/pgid/pgid/internal/pgserver/pgtest"
 	"github.com/pgid/pgid/objectidtype"
 	"github.com/pgid/pgid/partition"
 	"github.com/pgid/pgid/ulidtype"
@@ -32,8 +33,8 @@ type detachFixture struct {
 
 func newDetachFixture(t *testing.T, retire partition.Retire) *detachFixture {
 	t.Helper()
-	f := &detachFixture{t: t, dsn: newDB(t, true), part: "public.ev_p20261119"}
-	f.admin = connect(t, f.dsn, pgx.QueryExecModeCacheStatement)
+	f := &detachFixture{t: t, dsn: pgtest.DB(t), part: "public.ev_p20261119"}
+	f.admin = pgtest.Connect(t, f.dsn, pgx.QueryExecModeCacheStatement)
 	mustExec(t, f.admin, "CREATE TABLE ev (id pgid.ulid PRIMARY KEY) PARTITION BY RANGE (id)")
 	ensure(t, f.admin, partition.Plan{Parent: "ev", Every: partition.Day, Ahead: 3, Now: day(19, 0)})
 	mustExec(t, f.admin, "INSERT INTO ev VALUES ($1)", ulidtype.MinAt(day(19, time.Hour)))
@@ -111,7 +112,7 @@ func (f *detachFixture) state(name string) (s string) {
 // backend's pid; pgx closes the connection, the server may go on.
 func (f *detachFixture) interrupt(step string) (uint32, error) {
 	f.t.Helper()
-	return f.giveUp(connect(f.t, f.dsn, pgx.QueryExecModeCacheStatement), step, func() {})
+	return f.giveUp(pgtest.Connect(f.t, f.dsn, pgx.QueryExecModeCacheStatement), step, func() {})
 }
 
 // giveUp is interrupt on conn, calling before just before it cancels.
@@ -146,7 +147,7 @@ func (f *detachFixture) cancelBackend(pid uint32) {
 // blocker opens a transaction on a connection of its own and runs sql in it.
 func (f *detachFixture) blocker(sql string) pgx.Tx {
 	f.t.Helper()
-	tx, err := connect(f.t, f.dsn, pgx.QueryExecModeCacheStatement).Begin(context.Background())
+	tx, err := pgtest.Connect(f.t, f.dsn, pgx.QueryExecModeCacheStatement).Begin(context.Background())
 	if err != nil {
 		f.t.Fatal(err)
 	}
@@ -265,7 +266,7 @@ func TestPartitionDetachInterrupted(t *testing.T) {
 		t.Parallel()
 		f := newDetachFixture(t, partition.DetachConcurrentlyThenDrop)
 		a := f.blocker("SELECT count(*) FROM " + f.part)
-		conn := connect(t, f.dsn, pgx.QueryExecModeCacheStatement)
+		conn := pgtest.Connect(t, f.dsn, pgx.QueryExecModeCacheStatement)
 		ensurePID := conn.PgConn().PID()
 		ectx, cancel := context.WithCancel(ctx)
 		defer cancel()
@@ -275,7 +276,7 @@ func TestPartitionDetachInterrupted(t *testing.T) {
 			done <- err
 		}()
 		f.waitFor("the detach to wait for the partition", func() bool { return f.waiting(ensurePID, "DETACH PARTITION") })
-		bconn := connect(t, f.dsn, pgx.QueryExecModeCacheStatement)
+		bconn := pgtest.Connect(t, f.dsn, pgx.QueryExecModeCacheStatement)
 		bpid := bconn.PgConn().PID()
 		b, err := bconn.Begin(ctx)
 		if err != nil {
@@ -315,7 +316,7 @@ func TestPartitionDetachInterrupted(t *testing.T) {
 			t.Parallel()
 			f := newDetachFixture(t, partition.DetachConcurrentlyThenDrop)
 			a := f.blocker("SELECT count(*) FROM ev")
-			conn := connect(t, f.dsn, pgx.QueryExecModeCacheStatement)
+			conn := pgtest.Connect(t, f.dsn, pgx.QueryExecModeCacheStatement)
 			pid := conn.PgConn().PID()
 			dctx, cancel := context.WithTimeout(ctx, d)
 			defer cancel()
@@ -457,11 +458,11 @@ func deref(s *string) string {
 func TestPartitionDetachLookAlike(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	mallory := "pgid_mallory_" + randomHex(4)
-	if _, err := admin.Exec(ctx, "CREATE ROLE "+mallory+" LOGIN PASSWORD '"+mallory+"'"); err != nil {
+	mallory := "pgid_mallory_" + pgtest.RandomHex(4)
+	if _, err := (pgtest.Admin{}).Exec(ctx, "CREATE ROLE "+mallory+" LOGIN PASSWORD '"+mallory+"'"); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _, _ = admin.Exec(context.Background(), "DROP ROLE IF EXISTS "+mallory) })
+	t.Cleanup(func() { _, _ = (pgtest.Admin{}).Exec(context.Background(), "DROP ROLE IF EXISTS "+mallory) })
 	f := newDetachFixture(t, partition.DetachConcurrentlyThenDrop)
 	// A genuine marker: a detach given up during its wait, finished by the
 	// server.
@@ -542,7 +543,7 @@ func TestPartitionDetachLookAlike(t *testing.T) {
 func TestPartitionRangeEnds(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	conn := connect(t, newDB(t, true), pgx.QueryExecModeCacheStatement)
+	conn := pgtest.Connect(t, pgtest.DB(t), pgx.QueryExecModeCacheStatement)
 	for _, c := range []struct {
 		kind     partition.Kind
 		typ      string

@@ -14,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/pgid/pgid/internal/pgserver/pgtest"
 	"github.com/pgid/pgid/objectidtype"
 	"github.com/pgid/pgid/partition"
 	"github.com/pgid/pgid/ulidtype"
@@ -64,7 +65,7 @@ func parseUTC(s string) time.Time {
 func TestPartitionArithmetic(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	conn := connect(t, newDB(t, true), pgx.QueryExecModeCacheStatement)
+	conn := pgtest.Connect(t, pgtest.DB(t), pgx.QueryExecModeCacheStatement)
 	// A session time zone with DST must change nothing.
 	mustExec(t, conn, "SET TimeZone = 'America/New_York'")
 	for _, c := range []struct {
@@ -144,7 +145,7 @@ func TestPartitionArithmetic(t *testing.T) {
 
 	for _, bad := range []string{"1 month 1 day", "0", "-1 day", "1.5 seconds", "1 day -1 month"} {
 		_, err := conn.Exec(ctx, "SELECT pgid.partition_range($1::interval, now())", bad)
-		if sqlState(err) != "PGI06" {
+		if pgtest.SQLState(err) != "PGI06" {
 			t.Errorf("width %q: %v, want SQLSTATE PGI06", bad, err)
 		}
 	}
@@ -155,7 +156,7 @@ func TestPartitionArithmetic(t *testing.T) {
 // documented; the pure ones are IMMUTABLE.
 func TestPartitionFunctionAttributes(t *testing.T) {
 	t.Parallel()
-	conn := connect(t, newDB(t, true), pgx.QueryExecModeCacheStatement)
+	conn := pgtest.Connect(t, pgtest.DB(t), pgx.QueryExecModeCacheStatement)
 	want := map[string]string{"partition_width": "i", "partition_range": "i", "partition_name": "i", "partition_lock_key": "i",
 		"partition_key_kind": "s", "list_partitions": "s", "expired_partitions": "s", "ensure_partitions": "v",
 		"partition_span": "i", "default_partition_rows": "s", "retire_partition": "v", "partition_ddl_lock": "v",
@@ -258,7 +259,7 @@ func placement(t *testing.T, conn *pgx.Conn, parent string, kind partition.Kind)
 func TestPartitionPlacement(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	conn := connect(t, newDB(t, true), pgx.QueryExecModeCacheStatement)
+	conn := pgtest.Connect(t, pgtest.DB(t), pgx.QueryExecModeCacheStatement)
 	mustExec(t, conn, `
 		CREATE TABLE ev_u (id pgid.ulid PRIMARY KEY DEFAULT pgid.gen_ulid(), v int) PARTITION BY RANGE (id);
 		CREATE TABLE ev_o (id pgid.objectid PRIMARY KEY DEFAULT pgid.gen_objectid(), v int) PARTITION BY RANGE (id);
@@ -329,22 +330,22 @@ func TestPartitionPlacement(t *testing.T) {
 
 	// PRIMARY KEY (id) across partitions.
 	dup := us[0]
-	if _, err := conn.Exec(ctx, "INSERT INTO ev_u (id, v) VALUES ($1, 9)", dup); sqlState(err) != "23505" {
+	if _, err := conn.Exec(ctx, "INSERT INTO ev_u (id, v) VALUES ($1, 9)", dup); pgtest.SQLState(err) != "23505" {
 		t.Errorf("duplicate ULID: %v, want 23505", err)
 	}
-	if _, err := conn.Exec(ctx, "INSERT INTO ev_o (id, v) VALUES ($1, 9)", os[0]); sqlState(err) != "23505" {
+	if _, err := conn.Exec(ctx, "INSERT INTO ev_o (id, v) VALUES ($1, 9)", os[0]); pgtest.SQLState(err) != "23505" {
 		t.Errorf("duplicate ObjectID: %v, want 23505", err)
 	}
 	// A foreign key to the partitioned parent.
 	mustExec(t, conn, "INSERT INTO ref_u VALUES (1, $1)", us[1])
 	mustExec(t, conn, "INSERT INTO ref_o VALUES (1, $1)", os[1])
-	if _, err := conn.Exec(ctx, "INSERT INTO ref_u VALUES (2, $1)", ulidtype.New()); sqlState(err) != "23503" {
+	if _, err := conn.Exec(ctx, "INSERT INTO ref_u VALUES (2, $1)", ulidtype.New()); pgtest.SQLState(err) != "23503" {
 		t.Errorf("dangling ULID reference: %v, want 23503", err)
 	}
-	if _, err := conn.Exec(ctx, "INSERT INTO ref_o VALUES (2, $1)", objectidtype.New()); sqlState(err) != "23503" {
+	if _, err := conn.Exec(ctx, "INSERT INTO ref_o VALUES (2, $1)", objectidtype.New()); pgtest.SQLState(err) != "23503" {
 		t.Errorf("dangling ObjectID reference: %v, want 23503", err)
 	}
-	if _, err := conn.Exec(ctx, "DELETE FROM ev_u WHERE id = $1", us[1]); sqlState(err) != "23503" {
+	if _, err := conn.Exec(ctx, "DELETE FROM ev_u WHERE id = $1", us[1]); pgtest.SQLState(err) != "23503" {
 		t.Errorf("deleting a referenced row: %v, want 23503", err)
 	}
 }
@@ -369,7 +370,7 @@ func explainRaw(t *testing.T, conn *pgx.Conn, sql string, args ...any) string {
 func TestPartitionPruning(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	conn := connect(t, newDB(t, true), pgx.QueryExecModeSimpleProtocol)
+	conn := pgtest.Connect(t, pgtest.DB(t), pgx.QueryExecModeSimpleProtocol)
 	mustExec(t, conn, `
 		CREATE TABLE pr_u (id pgid.ulid PRIMARY KEY, v int) PARTITION BY RANGE (id);
 		CREATE TABLE pr_o (id pgid.objectid PRIMARY KEY, v int) PARTITION BY RANGE (id)`)
@@ -472,7 +473,7 @@ func idLiteral(id any) string {
 func TestPartitionRetention(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	conn := connect(t, newDB(t, true), pgx.QueryExecModeCacheStatement)
+	conn := pgtest.Connect(t, pgtest.DB(t), pgx.QueryExecModeCacheStatement)
 	retain := partition.Span{Duration: 2 * 24 * time.Hour}
 	for _, c := range []struct {
 		kind   partition.Kind
@@ -566,7 +567,7 @@ func TestPartitionRetention(t *testing.T) {
 func TestPartitionHandMade(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	conn := connect(t, newDB(t, true), pgx.QueryExecModeCacheStatement)
+	conn := pgtest.Connect(t, pgtest.DB(t), pgx.QueryExecModeCacheStatement)
 	mustExec(t, conn, `CREATE TABLE hm (id pgid.objectid PRIMARY KEY) PARTITION BY RANGE (id);
 		CREATE TABLE hm_old PARTITION OF hm FOR VALUES FROM (MINVALUE) TO (pgid.objectid_min_at('2026-11-20Z'));
 		CREATE TABLE hm_mine PARTITION OF hm FOR VALUES FROM (pgid.objectid_min_at('2026-11-20Z')) TO (pgid.objectid_min_at('2026-11-21Z'))`)
@@ -593,13 +594,13 @@ func TestPartitionHandMade(t *testing.T) {
 // without errors.
 func TestPartitionConcurrentEnsure(t *testing.T) {
 	t.Parallel()
-	dsn := newDB(t, true)
-	setup := connect(t, dsn, pgx.QueryExecModeCacheStatement)
+	dsn := pgtest.DB(t)
+	setup := pgtest.Connect(t, dsn, pgx.QueryExecModeCacheStatement)
 	mustExec(t, setup, "CREATE TABLE cc (id pgid.ulid PRIMARY KEY) PARTITION BY RANGE (id)")
 	const workers = 8
 	conns := make([]*pgx.Conn, workers)
 	for i := range conns {
-		conns[i] = connect(t, dsn, pgx.QueryExecModeCacheStatement)
+		conns[i] = pgtest.Connect(t, dsn, pgx.QueryExecModeCacheStatement)
 	}
 	for round, retire := range []partition.Retire{partition.Drop, partition.DetachConcurrentlyThenDrop} {
 		var wg sync.WaitGroup
@@ -654,7 +655,7 @@ func TestPartitionConcurrentEnsure(t *testing.T) {
 func TestPartitionErrors(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	conn := connect(t, newDB(t, true), pgx.QueryExecModeCacheStatement)
+	conn := pgtest.Connect(t, pgtest.DB(t), pgx.QueryExecModeCacheStatement)
 	mustExec(t, conn, `
 		CREATE TABLE plain (id pgid.ulid PRIMARY KEY);
 		CREATE TABLE by_list (id uuid) PARTITION BY LIST (id);
@@ -695,7 +696,7 @@ func TestPartitionErrors(t *testing.T) {
 				t.Errorf("Ensure(%s): %v; want SQLSTATE %s", c.parent, err, c.code)
 			}
 			_, err = conn.Exec(ctx, "SELECT pgid.ensure_partitions($1::regclass, '1 day')", c.parent)
-			if sqlState(err) != c.code {
+			if pgtest.SQLState(err) != c.code {
 				t.Errorf("pgid.ensure_partitions(%s): %v; want SQLSTATE %s", c.parent, err, c.code)
 			}
 			if _, err := partition.List(ctx, conn, c.parent); !errors.Is(err, c.want) {
@@ -724,7 +725,7 @@ func TestPartitionErrors(t *testing.T) {
 		"SELECT pgid.ensure_partitions('plain_uuid', '1 day', 1, '1 day', 'truncate')",
 		"SELECT pgid.ensure_partitions('plain_uuid', NULL)",
 	} {
-		if _, err := conn.Exec(ctx, sql); sqlState(err) != "PGI06" {
+		if _, err := conn.Exec(ctx, sql); pgtest.SQLState(err) != "PGI06" {
 			t.Errorf("%s: %v, want PGI06", sql, err)
 		}
 	}
@@ -816,13 +817,13 @@ func TestPartitionErrors(t *testing.T) {
 func TestPartitionLeastPrivilege(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	role := "pgid_owner_" + randomHex(4)
-	if _, err := admin.Exec(ctx, fmt.Sprintf("CREATE ROLE %s LOGIN PASSWORD 'pw' NOSUPERUSER NOCREATEDB NOCREATEROLE", role)); err != nil {
+	role := "pgid_owner_" + pgtest.RandomHex(4)
+	if _, err := (pgtest.Admin{}).Exec(ctx, fmt.Sprintf("CREATE ROLE %s LOGIN PASSWORD 'pw' NOSUPERUSER NOCREATEDB NOCREATEROLE", role)); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _, _ = admin.Exec(context.Background(), "DROP ROLE IF EXISTS "+role) })
-	dsn := newDB(t, true)
-	su := connect(t, dsn, pgx.QueryExecModeCacheStatement)
+	t.Cleanup(func() { _, _ = (pgtest.Admin{}).Exec(context.Background(), "DROP ROLE IF EXISTS "+role) })
+	dsn := pgtest.DB(t)
+	su := pgtest.Connect(t, dsn, pgx.QueryExecModeCacheStatement)
 	mustExec(t, su, fmt.Sprintf(`CREATE SCHEMA "App" AUTHORIZATION %[1]s;
 		GRANT USAGE ON SCHEMA pgid TO %[1]s;
 		REVOKE CREATE ON SCHEMA public FROM PUBLIC`, role))
@@ -868,8 +869,8 @@ func TestPartitionLeastPrivilege(t *testing.T) {
 func TestPartitionEnsureUnderLoad(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	dsn := newDB(t, true)
-	conn := connect(t, dsn, pgx.QueryExecModeCacheStatement)
+	dsn := pgtest.DB(t)
+	conn := pgtest.Connect(t, dsn, pgx.QueryExecModeCacheStatement)
 	mustExec(t, conn, "CREATE TABLE load (id pgid.ulid PRIMARY KEY, w int NOT NULL) PARTITION BY RANGE (id)")
 	// Partitions of an hour: the last 48 hours (old ones to retire), now
 	// and the next hour.

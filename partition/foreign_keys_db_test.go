@@ -27,7 +27,7 @@ import (
 func TestPartitionIssue17ForeignKey(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	conn := connect(t, newDB(t, true), pgx.QueryExecModeCacheStatement)
+	conn := pgtest.Connect(t, pgtest.DB(t), pgx.QueryExecModeCacheStatement)
 	for _, c := range []struct {
 		kind partition.Kind
 		typ  string
@@ -84,11 +84,11 @@ func TestPartitionIssue17ForeignKey(t *testing.T) {
 func TestPartitionIssue17StandardConformingStrings(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	dsn := newDB(t, true)
-	setup := connect(t, dsn, pgx.QueryExecModeCacheStatement)
+	dsn := pgtest.DB(t)
+	setup := pgtest.Connect(t, dsn, pgx.QueryExecModeCacheStatement)
 	mustExec(t, setup, `CREATE TABLE scs_o (id pgid.objectid PRIMARY KEY) PARTITION BY RANGE (id);
 		CREATE TABLE scs_u (id pgid.ulid PRIMARY KEY) PARTITION BY RANGE (id)`)
-	conn := connectWith(t, dsn, map[string]string{"standard_conforming_strings": "off"})
+	conn := pgtest.ConnectWith(t, dsn, map[string]string{"standard_conforming_strings": "off"})
 	var scs string
 	if err := conn.QueryRow(ctx, "SHOW standard_conforming_strings").Scan(&scs); err != nil || scs != "off" {
 		t.Fatalf("standard_conforming_strings %q, %v", scs, err)
@@ -123,7 +123,7 @@ func TestPartitionIssue17StandardConformingStrings(t *testing.T) {
 func TestPartitionForeignKeyActions(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	conn := connect(t, newDB(t, true), pgx.QueryExecModeCacheStatement)
+	conn := pgtest.Connect(t, pgtest.DB(t), pgx.QueryExecModeCacheStatement)
 	ev := func(d int) ulidtype.ULID { return ulidtype.MinAt(day(d, time.Hour)) }
 	mustExec(t, conn, `CREATE TABLE fa (id pgid.ulid PRIMARY KEY) PARTITION BY RANGE (id);
 		SELECT pgid.ensure_partitions('fa', '1 day', 4, at => '2026-11-01Z')`)
@@ -201,8 +201,8 @@ func TestPartitionForeignKeyActions(t *testing.T) {
 func TestPartitionDB(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	dsn := newDB(t, true)
-	conn := connect(t, dsn, pgx.QueryExecModeCacheStatement)
+	dsn := pgtest.DB(t)
+	conn := pgtest.Connect(t, dsn, pgx.QueryExecModeCacheStatement)
 	mustExec(t, conn, "CREATE TABLE dbs (id pgid.objectid PRIMARY KEY) PARTITION BY RANGE (id)")
 	pool, err := pgxpool.New(ctx, dsn)
 	if err != nil {
@@ -280,7 +280,7 @@ func TestPartitionDB(t *testing.T) {
 func TestPartitionRetainAt(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	conn := connect(t, newDB(t, true), pgx.QueryExecModeCacheStatement)
+	conn := pgtest.Connect(t, pgtest.DB(t), pgx.QueryExecModeCacheStatement)
 	mustExec(t, conn, `CREATE TABLE ra (id pgid.ulid PRIMARY KEY) PARTITION BY RANGE (id);
 		SELECT pgid.ensure_partitions('ra', '1 day', 9, at => '2026-11-01Z')`)
 	retain := partition.Span{Duration: 3 * 24 * time.Hour}

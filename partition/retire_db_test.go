@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/pgid/pgid/internal/pgserver/pgtest"
 	"github.com/pgid/pgid/partition"
 	"github.com/pgid/pgid/ulidtype"
 )
@@ -24,7 +25,7 @@ import (
 func TestPartitionRetireSelfCascadeKept(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	conn := connect(t, newDB(t, true), pgx.QueryExecModeCacheStatement)
+	conn := pgtest.Connect(t, pgtest.DB(t), pgx.QueryExecModeCacheStatement)
 	mustExec(t, conn, `CREATE TABLE ev (id pgid.ulid PRIMARY KEY, parent_id pgid.ulid REFERENCES ev (id) ON DELETE CASCADE)
 		PARTITION BY RANGE (id);
 		SELECT pgid.ensure_partitions('ev', '1 day', 6, at => '2026-11-01Z')`)
@@ -90,7 +91,7 @@ func TestPartitionRetireSelfCascadeKept(t *testing.T) {
 func TestPartitionRetireChains(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	conn := connect(t, newDB(t, true), pgx.QueryExecModeCacheStatement)
+	conn := pgtest.Connect(t, pgtest.DB(t), pgx.QueryExecModeCacheStatement)
 	mustExec(t, conn, `CREATE TABLE ch (id pgid.ulid PRIMARY KEY, thread int, prev pgid.ulid REFERENCES ch ON DELETE SET NULL)
 			PARTITION BY RANGE (id);
 		SELECT pgid.ensure_partitions('ch', '1 day', 6, at => '2026-11-01Z');
@@ -245,7 +246,7 @@ func TestPartitioningDocSQLRecipes(t *testing.T) {
 	}
 	// One database for the worked example; its past 45 days have a
 	// partition and an event with a tag each.
-	worked := connect(t, newDB(t, true), pgx.QueryExecModeCacheStatement)
+	worked := pgtest.Connect(t, pgtest.DB(t), pgx.QueryExecModeCacheStatement)
 	execDoc(t, worked, schema)
 	mustExec(t, worked, `SELECT pgid.ensure_partitions('events', '1 day', 45, at => now() - interval '45 days');
 		INSERT INTO events (id, kind) SELECT pgid.ulid_min_at(now() - d * interval '1 day'), 'x' FROM generate_series(1, 45) d;
@@ -298,7 +299,7 @@ func TestPartitioningDocSQLRecipes(t *testing.T) {
 		case strings.Contains(b, "LATERAL pgid.retire_partition"):
 			// Its own database: daily partitions for 45 days up to the
 			// month the recipe starts, an event and a tag in each.
-			conn := connect(t, newDB(t, true), pgx.QueryExecModeCacheStatement)
+			conn := pgtest.Connect(t, pgtest.DB(t), pgx.QueryExecModeCacheStatement)
 			execDoc(t, conn, schema)
 			mustExec(t, conn, `SELECT pgid.ensure_partitions('events', '1 day',
 					(date_trunc('month', greatest(now(), '2026-12-01Z'), 'UTC')::date - (now() - interval '45 days')::date - 1)::int,
@@ -332,7 +333,7 @@ func TestPartitioningDocSQLRecipes(t *testing.T) {
 func TestPartitionRetireNames(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	conn := connect(t, newDB(t, true), pgx.QueryExecModeCacheStatement)
+	conn := pgtest.Connect(t, pgtest.DB(t), pgx.QueryExecModeCacheStatement)
 	mustExec(t, conn, `CREATE SCHEMA app;
 		CREATE TABLE app.rn (id pgid.ulid PRIMARY KEY) PARTITION BY RANGE (id);
 		CREATE TABLE app.other (id int);
@@ -374,9 +375,9 @@ func TestPartitionRetireNames(t *testing.T) {
 func TestPartitionRetireRechecksUnderLocks(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	dsn := newDB(t, true)
-	conn := connect(t, dsn, pgx.QueryExecModeCacheStatement)
-	other := connect(t, dsn, pgx.QueryExecModeCacheStatement)
+	dsn := pgtest.DB(t)
+	conn := pgtest.Connect(t, dsn, pgx.QueryExecModeCacheStatement)
+	other := pgtest.Connect(t, dsn, pgx.QueryExecModeCacheStatement)
 	mustExec(t, conn, `CREATE TABLE rl (id pgid.ulid PRIMARY KEY, parent pgid.ulid REFERENCES rl ON DELETE CASCADE)
 			PARTITION BY RANGE (id);
 		SELECT pgid.ensure_partitions('rl', '1 day', 6, at => '2026-11-01Z');

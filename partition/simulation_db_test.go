@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/pgid/pgid/internal/pgserver/pgtest"
 	"github.com/pgid/pgid/objectidtype"
 	"github.com/pgid/pgid/partition"
 	"github.com/pgid/pgid/ulidtype"
@@ -47,8 +48,8 @@ const (
 
 func simulate(t *testing.T, kind partition.Kind) {
 	ctx := context.Background()
-	dsn := newDB(t, true)
-	conn := connect(t, dsn, pgx.QueryExecModeCacheStatement)
+	dsn := pgtest.DB(t)
+	conn := pgtest.Connect(t, dsn, pgx.QueryExecModeCacheStatement)
 	mustExec(t, conn, workedExample(t, kind))
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	dayOf := func(d int) time.Time { return start.AddDate(0, 0, d) }

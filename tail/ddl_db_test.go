@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/pgid/pgid/internal/pgserver/pgtest"
 	"github.com/pgid/pgid/tail"
 	"github.com/pgid/pgid/ulidtype"
 )
@@ -38,9 +39,9 @@ const (
 
 func runTailDDL(t *testing.T, c tailDDLCase) tailResult[ulidtype.ULID] {
 	t.Helper()
-	dsn := newDB(t, true)
-	owner := connect(t, dsn, pgx.QueryExecModeCacheStatement)
-	role := newRole(t, owner)
+	dsn := pgtest.DB(t)
+	owner := pgtest.Connect(t, dsn, pgx.QueryExecModeCacheStatement)
+	role := pgtest.NewRole(t, owner)
 	cut := fmt.Sprintf("pgid.ulid_min_at('%s')", time.Now().Add(-time.Hour).UTC().Format(time.RFC3339Nano))
 	// {next}: 5 s from now, when the writers have run for a little less.
 	next := fmt.Sprintf("pgid.ulid_min_at('%s')", time.Now().Add(5*time.Second).UTC().Format(time.RFC3339Nano))
@@ -48,7 +49,7 @@ func runTailDDL(t *testing.T, c tailDDLCase) tailResult[ulidtype.ULID] {
 	old := ulidtype.NewGenerator(func() time.Time { return time.Now().Add(-3 * time.Hour) }, nil)
 	res := runTail(t, dsn, tailLoad{
 		writers: 4, duration: 6 * time.Second, lead: time.Second, poll: 50 * time.Millisecond,
-		readerDSN: withUser(dsn, role),
+		readerDSN: pgtest.WithUser(dsn, role),
 		// SELECT on the table only: not on its partitions.
 		create: strings.NewReplacer("{cut}", cut, "{next}", next).Replace(c.create) + "; GRANT SELECT ON ev TO " + role,
 		during: func(ctx context.Context, owner *pgx.Conn, h *tailHook) error {
@@ -314,7 +315,7 @@ func TestTailDDLRoutine(t *testing.T) {
 func TestTailConfigChecks(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	conn := connect(t, newDB(t, true), pgx.QueryExecModeCacheStatement)
+	conn := pgtest.Connect(t, pgtest.DB(t), pgx.QueryExecModeCacheStatement)
 	mustExec(t, conn, `CREATE TABLE ev (id pgid.ulid PRIMARY KEY, n int);
 		CREATE TABLE pt (id pgid.ulid PRIMARY KEY, n int) PARTITION BY RANGE (id);
 		CREATE TABLE pt_a PARTITION OF pt FOR VALUES FROM (MINVALUE) TO (MAXVALUE);

@@ -16,6 +16,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/jackc/pgx/v5/stdlib"
 
+	"github.com/pgid/pgid/internal/pgserver/pgtest"
 	"github.com/pgid/pgid/objectidtype"
 	"github.com/pgid/pgid/tail"
 	"github.com/pgid/pgid/ulidtype"
@@ -67,9 +68,9 @@ func tailRowsVals(r *rand.Rand, w int) []any {
 // NULLs), on a connection with no pgid registration at all.
 func TestTailRowsAdversarial(t *testing.T) {
 	t.Parallel()
-	dsn := newDB(t, true)
-	owner := connect(t, dsn, pgx.QueryExecModeCacheStatement)
-	role := newRole(t, owner)
+	dsn := pgtest.DB(t)
+	owner := pgtest.Connect(t, dsn, pgx.QueryExecModeCacheStatement)
+	role := pgtest.NewRole(t, owner)
 	mustExec(t, owner, "ALTER DEFAULT PRIVILEGES IN SCHEMA public GRANT SELECT ON TABLES TO "+role)
 	got := map[ulidtype.ULID]tailRowsEvent{}
 	batches := 0
@@ -92,7 +93,7 @@ func TestTailRowsAdversarial(t *testing.T) {
 	res := runTail(t, dsn, tailLoad{
 		writers: 16, duration: 12 * time.Second, longTx: 2, longTxFor: 6 * time.Second,
 		skew: 2 * time.Second, lead: 3 * time.Second, poll: 50 * time.Millisecond,
-		readerDSN: withUser(dsn, role), create: tailRowsTable,
+		readerDSN: pgtest.WithUser(dsn, role), create: tailRowsTable,
 		cols: []string{"blob", "doc", "at", "ref"}, vals: tailRowsVals, read: read,
 	}, gen.New, ulidtype.MinAt, ulidtype.ULID.Compare, "pgid.ulid", "pgid.gen_ulid_v7()")
 	checkExactlyOnce(t, res, ulidtype.ULID.Compare)
@@ -136,7 +137,7 @@ func b2i(b bool) int {
 // bytea as []byte, NULL as nil.
 func TestTailRowsValuesObjectID(t *testing.T) {
 	t.Parallel()
-	dsn := newDB(t, true)
+	dsn := pgtest.DB(t)
 	var mu sync.Mutex
 	got := map[objectidtype.ObjectID][]any{}
 	read := func(ctx context.Context, tl *tail.Tailer[objectidtype.ObjectID]) ([]objectidtype.ObjectID, error) {
@@ -184,7 +185,7 @@ func TestTailRowsValuesObjectID(t *testing.T) {
 func TestTailRowsErrors(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	conn := connect(t, newDB(t, true), pgx.QueryExecModeCacheStatement)
+	conn := pgtest.Connect(t, pgtest.DB(t), pgx.QueryExecModeCacheStatement)
 	mustExec(t, conn, "CREATE TABLE ev (id pgid.ulid PRIMARY KEY DEFAULT pgid.gen_ulid_v7(), n int NOT NULL)")
 	if err := tail.Enable(ctx, conn, "ev", 50*time.Millisecond); err != nil {
 		t.Fatal(err)
@@ -289,8 +290,8 @@ func TestTailRowsErrors(t *testing.T) {
 func TestTailRowsDBs(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	dsn := newDB(t, true)
-	conn := connect(t, dsn, pgx.QueryExecModeCacheStatement)
+	dsn := pgtest.DB(t)
+	conn := pgtest.Connect(t, dsn, pgx.QueryExecModeCacheStatement)
 	mustExec(t, conn, "CREATE TABLE ev (id pgid.objectid PRIMARY KEY DEFAULT pgid.gen_objectid(), ref pgid.ulid, blob bytea)")
 	if err := tail.Enable(ctx, conn, "ev", 50*time.Millisecond); err != nil {
 		t.Fatal(err)

@@ -16,6 +16,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/pgid/pgid/internal/pgserver/pgtest"
 	"github.com/pgid/pgid/objectidtype"
 	"github.com/pgid/pgid/tail"
 	"github.com/pgid/pgid/ulidtype"
@@ -79,7 +80,7 @@ func runTail[K tail.ID](t *testing.T, dsn string, l tailLoad, newID func() K, mi
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), l.duration+l.longTxFor+2*time.Minute)
 	defer cancel()
-	owner := connect(t, dsn, pgx.QueryExecModeCacheStatement)
+	owner := pgtest.Connect(t, dsn, pgx.QueryExecModeCacheStatement)
 	if l.create == "" {
 		l.create = fmt.Sprintf("CREATE TABLE ev (id %s PRIMARY KEY DEFAULT %s, writer int NOT NULL, note text)", ddlType, ddlDefault)
 	}
@@ -238,7 +239,7 @@ func runTail[K tail.ID](t *testing.T, dsn string, l tailLoad, newID func() K, mi
 				errs <- fmt.Errorf("DDL: the Tailer delivered no row: %w", ctx.Err())
 				return
 			}
-			if err := l.during(ctx, connect(t, dsn, pgx.QueryExecModeCacheStatement), hook); err != nil {
+			if err := l.during(ctx, pgtest.Connect(t, dsn, pgx.QueryExecModeCacheStatement), hook); err != nil {
 				errs <- fmt.Errorf("DDL: %w", err)
 			}
 		})
@@ -279,7 +280,7 @@ func runTail[K tail.ID](t *testing.T, dsn string, l tailLoad, newID func() K, mi
 		})
 	}
 
-	tconn := connect(t, l.readerDSN, pgx.QueryExecModeCacheStatement)
+	tconn := pgtest.Connect(t, l.readerDSN, pgx.QueryExecModeCacheStatement)
 	tl, err := tail.New(tconn, tail.Config[K]{Table: "ev", Batch: 100})
 	if err != nil {
 		t.Fatal(err)
@@ -330,7 +331,7 @@ func runTail[K tail.ID](t *testing.T, dsn string, l tailLoad, newID func() K, mi
 		}
 		return len(rows), caughtUp, err
 	})
-	nconn := connect(t, dsn, pgx.QueryExecModeCacheStatement)
+	nconn := pgtest.Connect(t, dsn, pgx.QueryExecModeCacheStatement)
 	var cursor K
 	always := func() bool { return true }
 	reader("naive reader", func() (int, func() bool, error) {
@@ -417,7 +418,7 @@ func percentile(d []time.Duration, p float64) time.Duration {
 // reader, on the same load at the same time, loses rows.
 func TestTailAdversarial(t *testing.T) {
 	t.Parallel()
-	dsn := newDB(t, true)
+	dsn := pgtest.DB(t)
 	gen := ulidtype.NewGenerator(func() time.Time { return time.Now().Add(-2 * time.Second) }, nil)
 	res := runTail(t, dsn, tailLoad{
 		writers: 16, duration: 20 * time.Second, longTx: 2, longTxFor: 10 * time.Second,
@@ -440,7 +441,7 @@ func TestTailAdversarial(t *testing.T) {
 // ObjectIds (one-second resolution) under a smaller load of the same kind.
 func TestTailObjectID(t *testing.T) {
 	t.Parallel()
-	dsn := newDB(t, true)
+	dsn := pgtest.DB(t)
 	gen := objectidtype.NewGenerator(func() time.Time { return time.Now().Add(-time.Second) }, nil)
 	res := runTail(t, dsn, tailLoad{
 		writers: 4, duration: 3 * time.Second, longTx: 1, longTxFor: 2 * time.Second,
@@ -462,15 +463,15 @@ func TestTailObjectID(t *testing.T) {
 func TestTailLeastPrivilege(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	dsn := newDB(t, true)
-	owner := connect(t, dsn, pgx.QueryExecModeCacheStatement)
-	role := newRole(t, owner)
+	dsn := pgtest.DB(t)
+	owner := pgtest.Connect(t, dsn, pgx.QueryExecModeCacheStatement)
+	role := pgtest.NewRole(t, owner)
 	// The grant needs the table; runTail creates it, so grant on the
 	// schema's future tables instead.
 	mustExec(t, owner, "ALTER DEFAULT PRIVILEGES IN SCHEMA public GRANT SELECT ON TABLES TO "+role)
 	// Another role's transaction holding an xid from before the reader
 	// starts: the Tailer cannot see its start, so it must wait for it.
-	blocker := connect(t, dsn, pgx.QueryExecModeCacheStatement)
+	blocker := pgtest.Connect(t, dsn, pgx.QueryExecModeCacheStatement)
 	tx, err := blocker.Begin(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -482,7 +483,7 @@ func TestTailLeastPrivilege(t *testing.T) {
 	// cleanup connect registered): the test waits for it. It waits for the
 	// reader's first statement (a session of role), and holds the xid for
 	// at least 2 s while the writers commit rows behind it.
-	watch := connect(t, dsn, pgx.QueryExecModeCacheStatement)
+	watch := pgtest.Connect(t, dsn, pgx.QueryExecModeCacheStatement)
 	committed := make(chan error, 1)
 	go func() {
 		hold := time.After(2 * time.Second)
@@ -504,7 +505,7 @@ func TestTailLeastPrivilege(t *testing.T) {
 	})
 	res := runTail(t, dsn, tailLoad{
 		writers: 4, duration: 4 * time.Second, longTx: 1, longTxFor: 2 * time.Second,
-		lead: time.Second, poll: 50 * time.Millisecond, readerDSN: withUser(dsn, role),
+		lead: time.Second, poll: 50 * time.Millisecond, readerDSN: pgtest.WithUser(dsn, role),
 	}, ulidtype.New, ulidtype.MinAt, ulidtype.ULID.Compare, "pgid.ulid", "pgid.gen_ulid_v7()")
 	checkExactlyOnce(t, res, ulidtype.ULID.Compare)
 	if len(res.committed) < 10 {
@@ -512,7 +513,7 @@ func TestTailLeastPrivilege(t *testing.T) {
 	}
 	// The reader really was least-privileged: another role's xact_start
 	// is hidden from it.
-	app := connect(t, withUser(dsn, role), pgx.QueryExecModeCacheStatement)
+	app := pgtest.Connect(t, pgtest.WithUser(dsn, role), pgx.QueryExecModeCacheStatement)
 	var hidden bool
 	if err := app.QueryRow(ctx, "SELECT NOT r.rolsuper AND NOT pg_catalog.pg_has_role('pg_read_all_stats', 'USAGE') FROM pg_catalog.pg_roles r WHERE r.rolname = current_user").Scan(&hidden); err != nil || !hidden {
 		t.Errorf("the reader role may read others' statistics (%v, %v)", hidden, err)
@@ -526,8 +527,8 @@ func TestTailLeastPrivilege(t *testing.T) {
 func TestTailRefusesOldIDs(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	dsn := newDB(t, true)
-	conn := connect(t, dsn, pgx.QueryExecModeCacheStatement)
+	dsn := pgtest.DB(t)
+	conn := pgtest.Connect(t, dsn, pgx.QueryExecModeCacheStatement)
 	mustExec(t, conn, "CREATE TABLE u (id pgid.ulid PRIMARY KEY, n int); CREATE TABLE o (id bytea PRIMARY KEY, n int)")
 	for _, tbl := range []string{"u", "o"} {
 		if err := tail.Enable(ctx, conn, tbl, 2*time.Second); err != nil {
@@ -625,7 +626,7 @@ func TestTailRefusesOldIDs(t *testing.T) {
 func TestTailFunctionsAndPartitions(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	conn := connect(t, newDB(t, true), pgx.QueryExecModeCacheStatement)
+	conn := pgtest.Connect(t, pgtest.DB(t), pgx.QueryExecModeCacheStatement)
 	rows, err := conn.Query(ctx, `SELECT p.proname, p.prosecdef, p.proconfig IS NOT NULL, coalesce(obj_description(p.oid, 'pg_proc'), '')
 		FROM pg_proc p WHERE p.pronamespace = 'pgid'::regnamespace AND p.proname LIKE '%tail%' ORDER BY 1`)
 	if err != nil {
@@ -700,8 +701,8 @@ func TestTailFunctionsAndPartitions(t *testing.T) {
 func TestTailPreparedTransactions(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	dsn := newDB(t, true)
-	conn := connect(t, dsn, pgx.QueryExecModeCacheStatement)
+	dsn := pgtest.DB(t)
+	conn := pgtest.Connect(t, dsn, pgx.QueryExecModeCacheStatement)
 	var maxPrepared int
 	if err := conn.QueryRow(ctx, "SELECT current_setting('max_prepared_transactions')::int").Scan(&maxPrepared); err != nil {
 		t.Fatal(err)
@@ -713,13 +714,13 @@ func TestTailPreparedTransactions(t *testing.T) {
 	if err := tail.Enable(ctx, conn, "ev", 500*time.Millisecond); err != nil {
 		t.Fatal(err)
 	}
-	gid := "pgid_tail_" + randomHex(6)
+	gid := "pgid_tail_" + pgtest.RandomHex(6)
 	prepare := func(id ulidtype.ULID, gid string) {
-		c := connect(t, dsn, pgx.QueryExecModeCacheStatement)
+		c := pgtest.Connect(t, dsn, pgx.QueryExecModeCacheStatement)
 		mustExec(t, c, "BEGIN")
 		mustExec(t, c, "INSERT INTO ev VALUES ($1, 1)", id)
 		mustExec(t, c, "PREPARE TRANSACTION '"+gid+"'")
-		t.Cleanup(func() { admin.Exec(context.Background(), "ROLLBACK PREPARED '"+gid+"'") })
+		t.Cleanup(func() { (pgtest.Admin{}).Exec(context.Background(), "ROLLBACK PREPARED '"+gid+"'") })
 	}
 	read := func(tl *tail.Tailer[ulidtype.ULID], d time.Duration) []ulidtype.ULID {
 		var ids []ulidtype.ULID
@@ -761,7 +762,7 @@ func TestTailPreparedTransactions(t *testing.T) {
 		t.Fatalf("delivered %v while the transaction of %v was prepared", got, x1)
 	}
 	// Another Tailer starting now cannot bound the prepared xid.
-	t2, err := tail.New(connect(t, dsn, pgx.QueryExecModeCacheStatement), tail.Config[ulidtype.ULID]{Table: "ev"})
+	t2, err := tail.New(pgtest.Connect(t, dsn, pgx.QueryExecModeCacheStatement), tail.Config[ulidtype.ULID]{Table: "ev"})
 	if err != nil {
 		t.Fatal(err)
 	}
