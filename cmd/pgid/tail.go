@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -74,6 +76,11 @@ func (r tailRun) start(ctx context.Context, enable time.Duration, since string) 
 		}
 		return err
 	}
+	cols, err := idColumns(ctx, r.conn, r.table)
+	if err != nil {
+		return err
+	}
+	r.cols = cols
 	if kind == "ulid" {
 		return tailKind(ctx, r, since, ulidtype.Parse, ulidtype.ULID.Timestamp)
 	}
@@ -88,6 +95,7 @@ type tailRun struct {
 	batch int
 	poll  time.Duration
 	json  bool
+	cols  map[string]string // the columns printed as IDs, see idColumns
 }
 
 // tailKind tails with IDs of type K, starting at since (an ID of the
@@ -110,7 +118,7 @@ func tailKind[K tail.ID](ctx context.Context, r tailRun, since string, parseID f
 		return err
 	}
 	err = tl.Run(ctx, func(_ context.Context, rows []tail.Row[K]) error {
-		return printTail(r.e.stdout, rows, r.json, at)
+		return printTail(r.e.stdout, rows, r.json, at, r.cols)
 	})
 	if errors.Is(err, context.Canceled) {
 		var zero K
@@ -128,21 +136,174 @@ func tailKind[K tail.ID](ctx context.Context, r tailRun, since string, parseID f
 	return err
 }
 
-// printTail writes rows: "ID  time  row" lines, or JSON lines.
-func printTail[K tail.ID](w io.Writer, rows []tail.Row[K], asJSON bool, at func(K) time.Time) error {
+// printTail writes rows: "ID  time  row" lines, or JSON lines. In the row,
+// the id column is the text of the row's ID, and each column of cols holds
+// its IDs in their text form (see idColumns).
+func printTail[K tail.ID](w io.Writer, rows []tail.Row[K], asJSON bool, at func(K) time.Time, cols map[string]string) error {
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
 	for _, row := range rows {
 		id := fmt.Sprint(row.ID)
+		js := rowIDText(row.JSON, id, cols)
 		if asJSON {
-			if err := enc.Encode(tailLine{ID: id, Time: fmtTime(at(row.ID)), Row: row.JSON}); err != nil {
+			if err := enc.Encode(tailLine{ID: id, Time: fmtTime(at(row.ID)), Row: js}); err != nil {
 				return err
 			}
 			continue
 		}
-		if _, err := fmt.Fprintf(w, "%s  %s  %s\n", id, fmtTime(at(row.ID)), row.JSON); err != nil {
+		if _, err := fmt.Fprintf(w, "%s  %s  %s\n", id, fmtTime(at(row.ID)), js); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// idColumnsSQL lists the columns of a table whose type is pgid.ulid or
+// pgid.objectid, a domain over one of them, or an array of one of these,
+// with the kind of ID they hold.
+const idColumnsSQL = `WITH RECURSIVE k(oid, kind) AS (
+    VALUES ('pgid.ulid'::pg_catalog.regtype::pg_catalog.oid, 'ulid'),
+           ('pgid.objectid'::pg_catalog.regtype::pg_catalog.oid, 'objectid')
+  UNION
+    SELECT t.oid, k.kind FROM pg_catalog.pg_type t JOIN k
+        ON t.typbasetype OPERATOR(pg_catalog.=) k.oid
+        OR (t.typelem OPERATOR(pg_catalog.=) k.oid AND t.typcategory OPERATOR(pg_catalog.=) 'A'))
+SELECT a.attname::pg_catalog.text, k.kind FROM pg_catalog.pg_attribute a JOIN k ON k.oid OPERATOR(pg_catalog.=) a.atttypid
+ WHERE a.attrelid OPERATOR(pg_catalog.=) $1::pg_catalog.regclass
+   AND a.attnum OPERATOR(pg_catalog.>) 0 AND NOT a.attisdropped`
+
+// idColumns returns the columns of table that tail prints as IDs, by name,
+// with their kind ("ulid" or "objectid"): those of type pgid.ulid or
+// pgid.objectid (or a domain over one, or an array of one). Plain uuid and
+// bytea columns other than id may hold anything and stay as they are.
+func idColumns(ctx context.Context, conn *pgx.Conn, table string) (map[string]string, error) {
+	rows, err := conn.Query(ctx, idColumnsSQL, table)
+	if err != nil {
+		return nil, fmt.Errorf("%s: reading its column types: %w", table, err)
+	}
+	cols := map[string]string{}
+	var name, kind string
+	_, err = pgx.ForEachRow(rows, []any{&name, &kind}, func() error {
+		cols[name] = kind
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%s: reading its column types: %w", table, err)
+	}
+	return cols, nil
+}
+
+// rowIDText returns row (row_to_json of a row, keys in column order) with
+// its "id" set to id and each ID in a column of cols in its text form: a
+// ULID's 26 characters instead of the UUID text, an ObjectId's 24 hex
+// digits instead of the bytea text (hex or escape format). Values that are
+// none of these, and the other columns, stay as they are.
+func rowIDText(row json.RawMessage, id string, cols map[string]string) json.RawMessage {
+	dec := json.NewDecoder(bytes.NewReader(row))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return row
+	}
+	out := make([]byte, 1, len(row)+16)
+	out[0] = '{'
+	for dec.More() {
+		t, err := dec.Token()
+		key, ok := t.(string)
+		var v json.RawMessage
+		if err != nil || !ok || dec.Decode(&v) != nil {
+			return row
+		}
+		if len(out) > 1 {
+			out = append(out, ',')
+		}
+		out = append(appendJSONString(out, key), ':')
+		switch {
+		case key == "id":
+			out = appendJSONString(out, id)
+		case cols[key] != "":
+			out = appendIDText(out, v, cols[key])
+		default:
+			out = append(out, v...)
+		}
+	}
+	return append(out, '}')
+}
+
+// appendIDText appends v, a JSON string, null or (nested) array of them,
+// with each string that is an ID of kind in its text form.
+func appendIDText(dst []byte, v json.RawMessage, kind string) []byte {
+	switch {
+	case len(v) > 0 && v[0] == '"':
+		var s string
+		if json.Unmarshal(v, &s) == nil {
+			if t, ok := idText(s, kind); ok {
+				return appendJSONString(dst, t)
+			}
+		}
+	case len(v) > 0 && v[0] == '[':
+		var elems []json.RawMessage
+		if json.Unmarshal(v, &elems) == nil {
+			dst = append(dst, '[')
+			for i, e := range elems {
+				if i > 0 {
+					dst = append(dst, ',')
+				}
+				dst = appendIDText(dst, e, kind)
+			}
+			return append(dst, ']')
+		}
+	}
+	return append(dst, v...)
+}
+
+// idText returns the text form of s, PostgreSQL's text of a uuid (kind
+// "ulid") or a bytea (kind "objectid").
+func idText(s, kind string) (string, bool) {
+	if kind == "ulid" {
+		u, err := ulidtype.Parse(s)
+		return u.String(), err == nil
+	}
+	b, ok := byteaText(s)
+	if !ok {
+		return "", false
+	}
+	o, err := objectidtype.FromBytes(b)
+	return o.String(), err == nil
+}
+
+// byteaText decodes PostgreSQL's text of a bytea, in the hex format (\x...)
+// or the escape format (\ooo for a byte outside printable ASCII, \\ for
+// a backslash), as bytea_output sets it.
+func byteaText(s string) ([]byte, bool) {
+	if len(s) >= 2 && s[:2] == `\x` {
+		b, err := hex.DecodeString(s[2:])
+		return b, err == nil
+	}
+	b := make([]byte, 0, len(s))
+	for i := 0; i < len(s); i++ {
+		switch {
+		case s[i] != '\\':
+			b = append(b, s[i])
+		case i+1 < len(s) && s[i+1] == '\\':
+			b = append(b, '\\')
+			i++
+		case i+3 < len(s) && s[i+1] >= '0' && s[i+1] <= '3' && isOctal(s[i+2]) && isOctal(s[i+3]):
+			b = append(b, (s[i+1]-'0')<<6|(s[i+2]-'0')<<3|(s[i+3]-'0'))
+			i += 3
+		default:
+			return nil, false
+		}
+	}
+	return b, true
+}
+
+func isOctal(c byte) bool { return c >= '0' && c <= '7' }
+
+// appendJSONString appends s as a JSON string, without escaping HTML
+// characters (as PostgreSQL's row_to_json).
+func appendJSONString(dst []byte, s string) []byte {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s) // a string always encodes
+	return append(dst, bytes.TrimSuffix(b.Bytes(), []byte{'\n'})...)
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -146,5 +147,66 @@ func TestTail(t *testing.T) {
 	if code, _, errOut := runCLI(t, "tail", "--database-url", dsn, "--table", "events"); code != 1 ||
 		!strings.Contains(errOut, "zzz_pgid_tail on public.events is disabled") || !strings.Contains(errOut, "pgid.tail_enable('public.events', '1 seconds') again") {
 		t.Errorf("trigger disabled: exit %d, stderr %q", code, errOut)
+	}
+}
+
+// TestTailIDText: in both outputs the row's id is the text of the line's
+// "id" (the ULID text, or the ObjectId's hex), and so is every other column
+// of type pgid.ulid or pgid.objectid (a domain over one, an array of one);
+// plain uuid and bytea columns are left as PostgreSQL prints them, also
+// with bytea_output = escape.
+func TestTailIDText(t *testing.T) {
+	dsn, conn := migratedDB(t)
+	ctx := context.Background()
+	var db string
+	if err := conn.QueryRow(ctx, "SELECT current_database()").Scan(&db); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{
+		`CREATE DOMAIN order_ref AS pgid.ulid`,
+		`CREATE TABLE events (id uuid PRIMARY KEY, parent pgid.ulid, ext uuid, refs pgid.ulid[], ord order_ref,
+			doc pgid.objectid, raw bytea, "Odd ""name""" pgid.ulid, note text)`,
+		`CREATE TABLE docs (id pgid.objectid PRIMARY KEY, owner pgid.ulid, raw bytea, alt pgid.objectid[])`,
+		`SELECT pgid.tail_enable('events', '1 s')`,
+		`SELECT pgid.tail_enable('docs', '1 s')`,
+		// The CLI's sessions print bytea in the escape format.
+		`ALTER DATABASE ` + db + ` SET bytea_output = escape`,
+	} {
+		if _, err := conn.Exec(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	id, parent, r1, ord, odd := ulidtype.New(), ulidtype.New(), ulidtype.New(), ulidtype.New(), ulidtype.New()
+	doc, ext := objectidtype.New(), "0b8f9f4e-3c1d-4a5e-9f6a-1b2c3d4e5f60"
+	if _, err := conn.Exec(ctx, `INSERT INTO events VALUES ($1::pgid.ulid, $2, $3, ARRAY[$4::pgid.ulid, NULL], $5, $6, '\x01ff'::bytea, $7, 'a')`,
+		id, parent, ext, r1, ord, doc, odd); err != nil {
+		t.Fatal(err)
+	}
+	did, alt := objectidtype.New(), objectidtype.New()
+	if _, err := conn.Exec(ctx, `INSERT INTO docs VALUES ($1, $2, '\x5c41'::bytea, ARRAY[$3::pgid.objectid])`, did, parent, alt); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		table, id, want string
+	}{
+		{"events", id.String(), fmt.Sprintf(`{"id":"%s","parent":"%s","ext":"%s","refs":["%s",null],"ord":"%s","doc":"%s","raw":"\\001\\377","Odd \"name\"":"%s","note":"a"}`,
+			id, parent, ext, r1, ord, doc, odd)},
+		{"docs", did.String(), fmt.Sprintf(`{"id":"%s","owner":"%s","raw":"\\\\A","alt":["%s"]}`, did, parent, alt)},
+	} {
+		code, lines, errOut := tailUntil(t, 1, "--database-url", dsn, "--table", c.table, "--json")
+		var got struct {
+			ID  string
+			Row json.RawMessage
+		}
+		if code != 0 || len(lines) != 1 || json.Unmarshal([]byte(lines[0]), &got) != nil {
+			t.Fatalf("%s --json: exit %d, lines %q, stderr %q", c.table, code, lines, errOut)
+		}
+		if got.ID != c.id || string(got.Row) != c.want {
+			t.Errorf("%s --json: id %s, row\n%s\nwant id %s, row\n%s", c.table, got.ID, got.Row, c.id, c.want)
+		}
+		code, lines, errOut = tailUntil(t, 1, "--database-url", dsn, "--table", c.table)
+		if code != 0 || len(lines) != 1 || !strings.HasPrefix(lines[0], c.id+"  ") || !strings.HasSuffix(lines[0], "  "+c.want) {
+			t.Errorf("%s: exit %d, lines %q, stderr %q; want %s  …  %s", c.table, code, lines, errOut, c.id, c.want)
+		}
 	}
 }
