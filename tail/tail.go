@@ -99,9 +99,16 @@ const (
 // its SQLSTATE.
 var sqlStates = dbconn.States{}
 
-// sqlError maps the SQLSTATEs above to the sentinels, keeping the
-// *pgconn.PgError in the chain.
-func sqlError(err error) error { return dbconn.Map(err, sqlStates) }
+// wrap maps a server error with a SQLSTATE above to its sentinel, keeping
+// the *pgconn.PgError in the chain: a *dbconn.Error, whose text ("tail: ",
+// the sentinel's, then the server's message) already names the table. To
+// any other error it adds "tail: " and what was being done.
+func wrap(what string, err error) error {
+	if e := dbconn.Match(err, sqlStates); e != nil {
+		return e
+	}
+	return fmt.Errorf("tail: %s: %w", what, err)
+}
 
 // IsTooOld reports whether err is, or wraps, the refusal of a row by the
 // trigger of [Enable] (SQLSTATE PGI20), from this package or from any
@@ -166,7 +173,7 @@ func Enable[D DB](ctx context.Context, db D, table string, maxLead time.Duration
 		_, err := c.Exec(ctx, "SELECT pgid.tail_enable($1::pg_catalog.regclass, pg_catalog.make_interval(secs => $2::pg_catalog.float8))",
 			table, maxLead.Seconds())
 		if err != nil {
-			return fmt.Errorf("tail: enable %s: %w", table, sqlError(err))
+			return wrap("enable "+table, err)
 		}
 		return nil
 	})
@@ -176,7 +183,7 @@ func Enable[D DB](ctx context.Context, db D, table string, maxLead time.Duration
 func Disable[D DB](ctx context.Context, db D, table string) error {
 	return dbconn.Run(ctx, conns, db, func(c *pgx.Conn) error {
 		if _, err := c.Exec(ctx, "SELECT pgid.tail_disable($1::pg_catalog.regclass)", table); err != nil {
-			return fmt.Errorf("tail: disable %s: %w", table, sqlError(err))
+			return wrap("disable "+table, err)
 		}
 		return nil
 	})
@@ -443,7 +450,7 @@ func (t *Tailer[K]) begin(ctx context.Context, c *pgx.Conn) error {
 		var standby bool
 		if err := c.QueryRow(ctx, "SELECT relation, kind, max_lead, pg_catalog.pg_is_in_recovery() FROM pgid.tail_config($1::pg_catalog.regclass)", t.cfg.Table).
 			Scan(&t.rel, &kind, &lead, &standby); err != nil {
-			return fmt.Errorf("tail: %s: %w", t.cfg.Table, sqlError(err))
+			return wrap(t.cfg.Table, err)
 		}
 		if standby {
 			return standbyError(t.rel, t.sb != nil)
@@ -470,7 +477,7 @@ func (t *Tailer[K]) poll(ctx context.Context, c *pgx.Conn) (safe time.Time, ok b
 	var l poll
 	if err := c.QueryRow(ctx, "SELECT observed_at, xids, starts, max_lead, rels, names, attached, triggers, busy FROM pgid.tail_poll($1::pg_catalog.regclass)", t.cfg.Table).
 		Scan(&w.at, &w.xids, &w.starts, &lead, &l.rels, &l.names, &l.attached, &l.triggers, &l.busy); err != nil {
-		return time.Time{}, false, fmt.Errorf("tail: %s: horizon: %w", t.rel, sqlError(err))
+		return time.Time{}, false, wrap(t.rel+": horizon", err)
 	}
 	at, ok := t.h.advance(w)
 	if !ok {
@@ -570,7 +577,7 @@ func (t *Tailer[K]) check(ctx context.Context, c *pgx.Conn, l poll) error {
 		var below bool
 		if err := c.QueryRow(ctx, "SELECT pgid.tail_below($1::pg_catalog.regclass, $2::pg_catalog.oid::pg_catalog.regclass, $3::pg_catalog."+sqlType[K]()+", $4)",
 			t.cfg.Table, rel, t.cursor, !t.incl).Scan(&below); err != nil {
-			return fmt.Errorf("tail: %s: partition %s: %w", t.rel, l.names[i], sqlError(err))
+			return wrap(t.rel+": partition "+l.names[i], err)
 		}
 		if below {
 			t.err = fmt.Errorf("%w: %s: partition %s was attached holding rows at or below the cursor %v, which no read "+

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -600,8 +601,31 @@ func TestTailRefusesOldIDs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := tl.Next(ctx); !errors.Is(err, tail.ErrNotEnabled) {
-		t.Errorf("Next on a table not set up: %v, want ErrNotEnabled", err)
+	_, notEnabled := tl.Next(ctx)
+	if !errors.Is(notEnabled, tail.ErrNotEnabled) {
+		t.Errorf("Next on a table not set up: %v, want ErrNotEnabled", notEnabled)
+	}
+	// A mapped error says "tail:" once (the server's message names the
+	// table); another error gets what was being done.
+	mustExec(t, conn, "CREATE TABLE off (id uuid PRIMARY KEY)")
+	mustExec(t, conn, "SELECT pgid.tail_enable('off', '1 s'); ALTER TABLE off DISABLE TRIGGER zzz_pgid_tail")
+	tlu, err := tail.New(conn, tail.Config[ulidtype.ULID]{Table: "off"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, unsafe := tlu.Next(ctx)
+	for _, c := range []struct {
+		err  error
+		want string
+	}{
+		{notEnabled, "tail: table not set up for tailing: pgid: public.plain is not set up for tailing"},
+		{tail.Enable(ctx, conn, "noid", time.Second), "tail: cannot set the table up for tailing: pgid: public.noid has no column id"},
+		{unsafe, "tail: the table's setup no longer checks every row: pgid: trigger zzz_pgid_tail on public.off is disabled"},
+		{tail.Enable(ctx, conn, "nosuch", time.Second), `tail: enable nosuch: ERROR: relation "nosuch" does not exist`},
+	} {
+		if c.err == nil || !strings.HasPrefix(c.err.Error(), c.want) || len(regexp.MustCompile(`\btail:`).FindAllString(c.err.Error(), -1)) != 1 {
+			t.Errorf("error %v, want it to start %q and say \"tail:\" once", c.err, c.want)
+		}
 	}
 	tlo, err := tail.New(conn, tail.Config[objectidtype.ObjectID]{Table: "u"})
 	if err != nil {
