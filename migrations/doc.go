@@ -45,8 +45,11 @@
 // now defined in functions/ (002: ULID, 003: ObjectId, 004 and 006:
 // partitions, 005: UUIDv7 ULIDs), and the files stay, unchanged, so that
 // version numbers keep their meaning in databases that recorded them
-// (tern's public.pgid_schema_version included). Their comments name the
-// function files of the time; the list above is the current one.
+// (tern's public.pgid_schema_version included). They are frozen with the
+// comments of their release, which name function files since merged:
+// functions/04_partitions.sql and functions/06_partition_safety.sql are now
+// functions/05_partitions.sql, and functions/05_uuidv7.sql is part of
+// functions/02_ulid.sql; the list above is the current one.
 //
 // [Up] runs the pending versioned files first, then the functions. So a
 // versioned file may not use a pgid function that the same [Up] has yet to

@@ -245,10 +245,10 @@ func TestFunctionAttributes(t *testing.T) {
 		       coalesce(obj_description(p.oid, 'pg_proc'), '')
 		FROM pg_proc p JOIN pg_language l ON l.oid = p.prolang
 		WHERE p.pronamespace = 'pgid'::regnamespace
-		  -- functions/05_partitions.sql, checked in partition_test.go
+		  -- functions/05_partitions.sql, checked in partition/ensure_db_test.go
 		  AND p.proname NOT LIKE '%partition%' AND p.proname NOT LIKE '\_ensure\_%' AND p.proname NOT LIKE '\_retire\_%'
 		  AND p.proname NOT IN ('_utc_text', '_id_time')
-		  AND p.proname NOT LIKE '%tail%' -- functions/06_tail.sql, checked in tail_test.go
+		  AND p.proname NOT LIKE '%tail%' -- functions/06_tail.sql, checked in tail/tail_db_test.go
 		ORDER BY 1`)
 	if err != nil {
 		t.Fatal(err)

@@ -943,3 +943,27 @@ func TestPartitionEnsureUnderLoad(t *testing.T) {
 	}
 	placement(t, conn, "load", partition.KindULID)
 }
+
+// TestEnsureWithoutMigrations: without schema pgid, or without its
+// partition functions, the error says how to install them and names the
+// file that defines them.
+func TestEnsureWithoutMigrations(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	conn := pgtest.Connect(t, pgtest.EmptyDB(t), pgx.QueryExecModeCacheStatement)
+	if _, err := conn.Exec(ctx, "CREATE TABLE ev (id uuid PRIMARY KEY) PARTITION BY RANGE (id)"); err != nil {
+		t.Fatal(err)
+	}
+	every, _ := partition.ParseSpan("1d")
+	for _, setup := range []string{"", "CREATE SCHEMA pgid"} {
+		if setup != "" {
+			if _, err := conn.Exec(ctx, setup); err != nil {
+				t.Fatal(err)
+			}
+		}
+		_, err := partition.Ensure(ctx, conn, partition.Plan{Parent: "ev", Every: every, Ahead: 1})
+		if err == nil || !strings.Contains(err.Error(), "migrations.Up or pgid migrate up installs the partition functions, migrations/functions/05_partitions.sql") {
+			t.Errorf("Ensure (%q first): %v, want the way out", setup, err)
+		}
+	}
+}

@@ -92,14 +92,15 @@ var sqlStates = dbconn.States{}
 type Error = dbconn.Error
 
 // wrap turns a server error with a known SQLSTATE into an *Error and adds
-// context to the others.
+// context to the others, and the way out when schema pgid or its partition
+// functions are missing.
 func wrap(what string, err error) error {
 	if e := dbconn.Match(err, sqlStates); e != nil {
 		return e
 	}
 	var pg *pgconn.PgError
-	if errors.As(err, &pg) && pg.Code == "42883" && strings.Contains(pg.Message, "pgid.") {
-		return fmt.Errorf("partition: %s: %w (are the pgid migrations applied? 004_partitions.sql and 006_partition_safety.sql are needed)", what, err)
+	if errors.As(err, &pg) && (pg.Code == "42883" && strings.Contains(pg.Message, "pgid.") || pg.Code == "3F000" && strings.Contains(pg.Message, `"pgid"`)) {
+		return fmt.Errorf("partition: %s: %w (are the pgid migrations applied? migrations.Up or pgid migrate up installs the partition functions, migrations/functions/05_partitions.sql)", what, err)
 	}
 	return fmt.Errorf("partition: %s: %w", what, dbconn.WithDetail(err))
 }

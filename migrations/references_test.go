@@ -1,0 +1,132 @@
+package migrations_test
+
+import (
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+)
+
+var (
+	// sqlRef: a migration file as code and docs name it: NNN_name.sql (a
+	// versioned file), NN_name.sql or functions/name.sql (a function file),
+	// optionally after migrations/.
+	sqlRef = regexp.MustCompile(`(?:^|[^\w/.-])((?:migrations/)?(?:functions/)?\w+\.sql)\b`)
+	// goRef: a Go file named by its path in the repository (dir/name.go).
+	goRef = regexp.MustCompile(`(?:^|[^\w/.-])((?:[\w.-]+/)+[\w.-]+\.go)\b`)
+	// frozen: the released versioned files, which never change: their
+	// comments name the function files of their release (see the package
+	// doc).
+	frozen = regexp.MustCompile(`^migrations/00[1-6]_\w+\.sql$`)
+	// empty: the versioned files that hold no statement (the functions of
+	// their versions are in functions/*.sql now): only tests name them, as
+	// rows of the version table.
+	empty = regexp.MustCompile(`^migrations/00[2-6]_\w+\.sql$`)
+	// numbered: a migration file's name (NN_ a function file, NNN_ a
+	// versioned one).
+	numbered  = regexp.MustCompile(`^\d{2,3}_`)
+	versioned = regexp.MustCompile(`^\d{3}_`)
+)
+
+// referenceAllowed are names that do not exist in the repository and are
+// meant: the files they are in, and why.
+var referenceAllowed = map[string][]string{
+	// The package doc explains what the frozen files' comments name.
+	"migrations/doc.go": {"functions/04_partitions.sql", "functions/06_partition_safety.sql", "functions/05_uuidv7.sql"},
+	// A version from a newer pgid, made up by the test.
+	"migrations/migrations_db_test.go": {"999_future.sql"},
+	// What entc writes in the user's project.
+	"orm_test/ent_test.go": {"ent/migrate/schema.go"},
+}
+
+// TestFileReferences: every migration file (NNN_*.sql, functions/*.sql) and
+// every Go file path that a Go file (code, comments, tests), a Markdown file
+// or an SQL file of the repository names exists, and only tests name the
+// empty versioned files 002 to 006. Left out: CHANGELOG.md (it names the
+// files of past releases), the frozen versioned files 001 to 006, and the
+// released files in integration_test/testdata/history.
+func TestFileReferences(t *testing.T) {
+	root := ".."
+	if _, err := os.Stat(filepath.Join(root, "go.work")); err != nil {
+		t.Skip("not in the repository (no ../go.work): ", err)
+	}
+	checked := 0
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		rel = filepath.ToSlash(rel)
+		if d.IsDir() {
+			if rel == ".git" || rel == "integration_test/testdata/history" {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		switch {
+		case !slices.Contains([]string{".go", ".md", ".sql"}, path.Ext(rel)),
+			rel == "CHANGELOG.md", frozen.MatchString(rel), rel == "migrations/references_test.go":
+			return nil
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		checked++
+		for i, line := range strings.Split(string(b), "\n") {
+			for _, name := range references(line) {
+				if slices.Contains(referenceAllowed[rel], name) {
+					continue
+				}
+				if _, err := os.Stat(filepath.Join(root, filepath.FromSlash(resolve(name)))); err != nil {
+					t.Errorf("%s:%d names %s, which does not exist (%s)", rel, i+1, name, resolve(name))
+				} else if empty.MatchString(resolve(name)) && !strings.HasSuffix(rel, "_test.go") {
+					t.Errorf("%s:%d names %s, which holds no statement: name the functions/*.sql file that defines what it means", rel, i+1, name)
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if checked < 100 {
+		t.Fatalf("checked %d files; the walk missed the repository", checked)
+	}
+}
+
+// references returns the migration files and Go file paths line names.
+func references(line string) []string {
+	var out []string
+	for _, m := range sqlRef.FindAllStringSubmatch(line, -1) {
+		name := strings.TrimPrefix(m[1], "migrations/")
+		if strings.HasPrefix(name, "functions/") || numbered.MatchString(name) {
+			out = append(out, m[1])
+		}
+	}
+	for _, m := range goRef.FindAllStringSubmatch(line, -1) {
+		if first, _, _ := strings.Cut(m[1], "/"); !strings.Contains(first, ".") { // not github.com/...
+			out = append(out, m[1])
+		}
+	}
+	return out
+}
+
+// resolve returns the path in the repository of a name references found.
+func resolve(name string) string {
+	if !strings.HasSuffix(name, ".sql") {
+		return name
+	}
+	base := strings.TrimPrefix(name, "migrations/")
+	switch {
+	case strings.HasPrefix(base, "functions/"):
+		return "migrations/" + base
+	case versioned.MatchString(base):
+		return "migrations/" + base
+	}
+	return "migrations/functions/" + base
+}
