@@ -3,6 +3,7 @@ package migrations
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/jackc/pgx/v5"
 
@@ -69,7 +70,27 @@ func run[D DB](ctx context.Context, db D, what string, opts []Option,
 		return f(c, versioned, fn, s)
 	})
 	if err != nil {
-		return dbconn.Map(fmt.Errorf("pgid migrations: %s: %w", what, err), sqlStates)
+		return dbconn.Map(wrap(what, err), sqlStates)
 	}
 	return nil
 }
+
+// wrap prefixes err with "pgid migrations: what: ", once: an error whose
+// text begins with the package's name already (a refused connection, a
+// sentinel) gets only what after that name.
+func wrap(what string, err error) error {
+	prefix := conns.Name + ": "
+	if rest, ok := strings.CutPrefix(err.Error(), prefix); ok {
+		return &wrapped{msg: prefix + what + ": " + rest, err: err}
+	}
+	return fmt.Errorf("%s%s: %w", prefix, what, err)
+}
+
+// wrapped is an error of wrap.
+type wrapped struct {
+	msg string
+	err error
+}
+
+func (w *wrapped) Error() string { return w.msg }
+func (w *wrapped) Unwrap() error { return w.err }

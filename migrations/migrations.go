@@ -281,7 +281,7 @@ func ReadStatus[D DB](ctx context.Context, db D) (Status, error) {
 		return nil
 	})
 	if err != nil {
-		return Status{}, fmt.Errorf("pgid migrations: status: %w", err)
+		return Status{}, wrap("status", err)
 	}
 	return st, nil
 }
