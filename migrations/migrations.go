@@ -228,6 +228,11 @@ type Status struct {
 	// anything (nil if nothing): an error wrapping [ErrUntrusted] or
 	// [ErrChecksum], naming the problem and the fix.
 	Err error
+	// Database is the database read (current_database()) and Server the
+	// address the connection reached ("127.0.0.1:5432", or a Unix socket's
+	// path): where [Up] on the same handle works. Show them after Up when
+	// the DSN comes from the environment.
+	Database, Server string
 }
 
 // record is one row of VersionTable.
@@ -278,7 +283,10 @@ func ReadStatus[D DB](ctx context.Context, db D) (Status, error) {
 		}
 		st = s.status(versioned, fn)
 		st.Err = s.upError(versioned)
-		return nil
+		if a := c.PgConn().Conn().RemoteAddr(); a != nil {
+			st.Server = a.String()
+		}
+		return c.QueryRow(ctx, "SELECT pg_catalog.current_database()").Scan(&st.Database)
 	})
 	if err != nil {
 		return Status{}, wrap("status", err)
