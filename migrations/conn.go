@@ -75,22 +75,13 @@ func run[D DB](ctx context.Context, db D, what string, opts []Option,
 	return nil
 }
 
-// wrap prefixes err with "pgid migrations: what: ", once: an error whose
-// text begins with the package's name already (a refused connection, a
-// sentinel) gets only what after that name.
+// wrap prefixes err with "pgid migrations: what: ", unless its text begins
+// with the package's name already (a refused connection, a sentinel such as
+// ErrUntrusted or ErrLocked, which say what they refuse): then it is err,
+// so the name appears once.
 func wrap(what string, err error) error {
-	prefix := conns.Name + ": "
-	if rest, ok := strings.CutPrefix(err.Error(), prefix); ok {
-		return &wrapped{msg: prefix + what + ": " + rest, err: err}
+	if strings.HasPrefix(err.Error(), conns.Name+": ") {
+		return err
 	}
-	return fmt.Errorf("%s%s: %w", prefix, what, err)
+	return fmt.Errorf("%s: %s: %w", conns.Name, what, err)
 }
-
-// wrapped is an error of wrap.
-type wrapped struct {
-	msg string
-	err error
-}
-
-func (w *wrapped) Error() string { return w.msg }
-func (w *wrapped) Unwrap() error { return w.err }
