@@ -148,6 +148,9 @@ func TestGORMNewID(t *testing.T) {
 	if err := db.Session(&gorm.Session{Logger: rec}).AutoMigrate(&gormNote{}); err != nil {
 		t.Fatal(err)
 	}
+	if len(rec.stmt) == 0 {
+		t.Error("the recorder saw no statement of the second AutoMigrate")
+	}
 	if ch := rec.changes(); len(ch) > 0 {
 		t.Errorf("second AutoMigrate changed the schema: %v", ch)
 	}
