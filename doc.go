@@ -64,10 +64,12 @@
 // The first loads ULID and UUIDv4 keys into a scratch database and compares
 // them; the second runs every test. In a program:
 //
-//	cfg, err := pgxpool.ParseConfig(os.Getenv("DATABASE_URL"))
+//	dsn := os.Getenv("DATABASE_URL") // refuse "": pgx would take libpq's defaults
+//	cfg, err := pgxpool.ParseConfig(dsn)
 //	cfg.AfterConnect = pgidpgx.AfterConnect
 //	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 //	err = migrations.Up(ctx, pool)
+//	st, err := migrations.ReadStatus(ctx, pool) // st.Database, st.Server: where
 //	id := ulidtype.New()
 //	_, err = pool.Exec(ctx, "INSERT INTO events (id, kind) VALUES ($1, $2)", id, "signup")
 //

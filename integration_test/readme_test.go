@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"log"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -119,10 +120,17 @@ func TestReadmeFirstScreen(t *testing.T) {
 	ctx := context.Background()
 	t.Setenv("DATABASE_URL", newDB(t, false))
 
-	cfg, err := pgxpool.ParseConfig(os.Getenv("DATABASE_URL"))
+	// postgres://user:password@host:5432/database; empty, pgx would take libpq's defaults
+	dsn := os.Getenv("DATABASE_URL")
+	if dsn == "" {
+		log.Fatal("DATABASE_URL is empty: which database should get schema pgid?")
+	}
+	cfg, err := pgxpool.ParseConfig(dsn)
 	cfg.AfterConnect = pgidpgx.AfterConnect // IDs in binary; fine before migrations.Up too
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	err = migrations.Up(ctx, pool) // schema pgid (domains, functions); safe on every start
+	st, err := migrations.ReadStatus(ctx, pool)
+	log.Printf("schema pgid version %d in database %s on %s", st.Version, st.Database, st.Server)
 	_, err = pool.Exec(ctx, "CREATE TABLE IF NOT EXISTS events (id pgid.ulid PRIMARY KEY, kind text NOT NULL)")
 
 	id := ulidtype.New() // strictly increasing in the process, never fails
@@ -138,6 +146,9 @@ func TestReadmeFirstScreen(t *testing.T) {
 	got, err := pgx.CollectRows(rows, pgx.RowToStructByPos[Event])
 	if err != nil || len(got) != 1 || got[0].ID != id || got[0].Kind != "signup" {
 		t.Fatalf("the last hour: %v, %v; want the row just inserted", got, err)
+	}
+	if st.Database != cfg.ConnConfig.Database || st.Version != migrations.Latest() || st.Server == "" {
+		t.Errorf("the status it logs: version %d in database %q on %q; want %d in %q", st.Version, st.Database, st.Server, migrations.Latest(), cfg.ConnConfig.Database)
 	}
 }
 

@@ -3,6 +3,7 @@ package migrations
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/jackc/pgx/v5"
 
@@ -69,7 +70,18 @@ func run[D DB](ctx context.Context, db D, what string, opts []Option,
 		return f(c, versioned, fn, s)
 	})
 	if err != nil {
-		return dbconn.Map(fmt.Errorf("pgid migrations: %s: %w", what, err), sqlStates)
+		return dbconn.Map(wrap(what, err), sqlStates)
 	}
 	return nil
+}
+
+// wrap prefixes err with "pgid migrations: what: ", unless its text begins
+// with the package's name already (a refused connection, a sentinel such as
+// ErrUntrusted or ErrLocked, which say what they refuse): then it is err,
+// so the name appears once.
+func wrap(what string, err error) error {
+	if strings.HasPrefix(err.Error(), conns.Name+": ") {
+		return err
+	}
+	return fmt.Errorf("%s: %s: %w", conns.Name, what, err)
 }

@@ -228,6 +228,22 @@ type Status struct {
 	// anything (nil if nothing): an error wrapping [ErrUntrusted] or
 	// [ErrChecksum], naming the problem and the fix.
 	Err error
+	// Outside reports a schema pgid that no version table records: made
+	// outside pgid's runner, by `pgid schema` through another migration
+	// tool. Version is then 0; Lacks lists the domains and functions of
+	// this pgid it does not have, Extra the functions it has that this pgid
+	// does not define (both empty: this pgid's schema, as far as names and
+	// arguments tell). [Up] there runs every step again (each skips what
+	// exists, function definitions are replaced, a REVOKE stays) and
+	// records them.
+	Outside bool
+	Lacks   []string
+	Extra   []string
+	// Database is the database read (current_database()) and Server the
+	// address the connection reached ("127.0.0.1:5432", or a Unix socket's
+	// path): where [Up] on the same handle works. Show them after Up when
+	// the DSN comes from the environment.
+	Database, Server string
 }
 
 // record is one row of VersionTable.
@@ -278,10 +294,18 @@ func ReadStatus[D DB](ctx context.Context, db D) (Status, error) {
 		}
 		st = s.status(versioned, fn)
 		st.Err = s.upError(versioned)
-		return nil
+		if !s.table && !s.tern && len(s.trust.objects) == 0 {
+			if st.Outside, st.Lacks, st.Extra, err = readOutside(ctx, c, versioned, fn); err != nil {
+				return err
+			}
+		}
+		if a := c.PgConn().Conn().RemoteAddr(); a != nil {
+			st.Server = a.String()
+		}
+		return c.QueryRow(ctx, "SELECT pg_catalog.current_database()").Scan(&st.Database)
 	})
 	if err != nil {
-		return Status{}, fmt.Errorf("pgid migrations: status: %w", err)
+		return Status{}, wrap("status", err)
 	}
 	return st, nil
 }

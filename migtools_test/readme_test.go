@@ -6,8 +6,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/jackc/pgx/v5"
 )
 
 // firstBlock returns README.md's first Go block: the first screen a new
@@ -118,8 +121,13 @@ func main() {
 	if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte(prog), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	dsn := scratchDB(t)
+	cfg, err := pgx.ParseConfig(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
 	cmd := exec.Command("go", "run", "./"+filepath.Base(dir))
-	cmd.Env = append(os.Environ(), "DATABASE_URL="+scratchDB(t))
+	cmd.Env = append(os.Environ(), "DATABASE_URL="+dsn)
 	out, err := cmd.CombinedOutput()
 	t.Logf("go run (README.md's first Go block):\n%s", out)
 	if err != nil {
@@ -127,5 +135,28 @@ func main() {
 	}
 	if !strings.Contains(string(out), "first screen ran") {
 		t.Fatalf("the program printed %q", out)
+	}
+	// It says where it put schema pgid.
+	if where := fmt.Sprintf("in database %s on ", cfg.Database); !strings.Contains(string(out), where) {
+		t.Errorf("the program did not say where it migrated (%q):\n%s", where, out)
+	}
+
+	// With DATABASE_URL empty it refuses, and touches nothing: not even the
+	// database libpq's variables (which pgx reads for an empty DSN) name.
+	other := scratchDB(t)
+	ocfg, err := pgx.ParseConfig(other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd = exec.Command("go", "run", "./"+filepath.Base(dir))
+	cmd.Env = append(os.Environ(), "DATABASE_URL=", "PGHOST="+ocfg.Host, "PGPORT="+strconv.Itoa(int(ocfg.Port)),
+		"PGUSER="+ocfg.User, "PGPASSWORD="+ocfg.Password, "PGDATABASE="+ocfg.Database, "PGSSLMODE=disable")
+	out, err = cmd.CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "DATABASE_URL is empty") {
+		t.Errorf("README.md's first Go block with DATABASE_URL empty: %v, printed:\n%s\nwant a refusal naming DATABASE_URL", err, out)
+	}
+	var has bool
+	if err := openDB(t, other).QueryRow("SELECT to_regnamespace('pgid') IS NOT NULL").Scan(&has); err != nil || has {
+		t.Errorf("with DATABASE_URL empty the block made schema pgid in %s (the database PGDATABASE names): %v %v", ocfg.Database, has, err)
 	}
 }

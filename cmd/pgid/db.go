@@ -29,7 +29,7 @@ import (
 func cmdMigrate(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "migrate")
 	dbURL := fs.String("database-url", "", "the database to migrate (default $DATABASE_URL)")
-	asJSON := fs.Bool("json", false, `print {"database", "direction", "from_version", "to_version"}; for status {"database", "version", "latest", "pending", "tern_era", "functions_checksum", "functions_current", "unknown", "trusted", "untrusted", "missing", "error"}`)
+	asJSON := fs.Bool("json", false, `print {"database", "direction", "from_version", "to_version"}; for status {"database", "version", "latest", "pending", "tern_era", "functions_checksum", "functions_current", "unknown", "trusted", "untrusted", "missing", "error", "outside", "lacks", "extra"}`)
 	pos, err := parse(e, fs, args)
 	if err != nil {
 		return err
@@ -129,6 +129,7 @@ func printStatus(e *env, database string, st migrations.Status, asJSON bool) err
 			"tern_era": st.Tern, "functions_checksum": st.Functions, "functions_current": st.FunctionsCurrent,
 			"unknown": st.Unknown, "trusted": len(st.Untrusted) == 0, "untrusted": st.Untrusted,
 			"missing": st.Missing, "error": problem,
+			"outside": st.Outside, "lacks": st.Lacks, "extra": st.Extra,
 		}); err != nil {
 			return err
 		}
@@ -136,6 +137,10 @@ func printStatus(e *env, database string, st migrations.Status, asJSON bool) err
 	}
 	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "database\t%s\n", database)
+	if st.Outside {
+		printOutside(tw, st)
+		return tw.Flush()
+	}
 	if len(st.Untrusted) > 0 {
 		fmt.Fprintf(tw, "version\tnot read\n")
 	} else {
@@ -160,6 +165,29 @@ func printStatus(e *env, database string, st migrations.Status, asJSON bool) err
 		return err
 	}
 	return st.Err
+}
+
+// printOutside prints the status of a schema pgid that no version table
+// records: applied outside pgid's runner (`pgid schema` through another
+// migration tool).
+func printOutside(tw io.Writer, st migrations.Status) {
+	fmt.Fprintf(tw, "version\tnot recorded: schema pgid is present, applied outside pgid's runner (no %s; `pgid schema` through another migration tool?)\n", migrations.VersionTable)
+	if len(st.Lacks) == 0 && len(st.Extra) == 0 {
+		fmt.Fprintf(tw, "schema\tcurrent: every domain and function of this pgid (version %d), nothing more (by name and arguments)\n", migrations.Latest())
+	} else {
+		var diff []string
+		if len(st.Lacks) > 0 {
+			diff = append(diff, "lacks "+strings.Join(st.Lacks, ", "))
+		}
+		if len(st.Extra) > 0 {
+			diff = append(diff, "has "+strings.Join(st.Extra, ", ")+", which this pgid does not define")
+		}
+		fmt.Fprintf(tw, "schema\tnot this pgid's (an older or newer pgid's `pgid schema`?): %s\n", strings.Join(diff, "; "))
+	}
+	fmt.Fprintf(tw, "functions\tnot recorded\n")
+	fmt.Fprintf(tw, "up\twould run the %d versioned files again (each skips what exists) and this pgid's function definitions, "+
+		"then record version %d in %s; from then on, upgrade with up, not with a new `pgid schema` file\n",
+		migrations.Latest(), migrations.Latest(), migrations.VersionTable)
 }
 
 // connectURL connects to the database of --database-url (flagValue), else

@@ -34,9 +34,12 @@ It needs --database-url or DATABASE_URL and never starts a server.
 Exit status: 0 done, 1 the database failed or was refused, 2 bad input.`,
 
 	"schema": `Prints pgid's schema (what migrate up makes) as one SQL file, for sqlc's
-schema: list, so sqlc knows pgid.ulid and pgid.objectid, or for another
-migration tool. Every statement is idempotent; apply it as ONE transaction.
-It writes no version table: use it or pgid migrate on a database, not both.
+schema: list, so sqlc knows pgid.ulid and pgid.objectid, or to apply through
+another migration tool (goose, golang-migrate: a file of its own, wrapped in
+BEGIN; ... COMMIT;). Every statement is idempotent; apply it as
+ONE transaction. It writes no version table: use it or pgid migrate on a
+database, not both. On a database it set up, migrate status says so; migrate
+up there records it (running every step again) and takes over upgrades.
 Regenerate it when pgid is upgraded; --check FILE exits 1 when FILE is not
 this pgid's schema (for CI).
 

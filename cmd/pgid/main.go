@@ -68,7 +68,7 @@ func init() {
 		{"convert", "[--json] --to ulid|uuid|hex|short ID...", "print IDs in another text form (IDs from stdin when none are given)", cmdConvert},
 		{"range", "--from T [--to T] [--kind ulid|objectid] [--json]", "print the ID bounds of a time range and a WHERE clause", cmdRange},
 		{"migrate", "[--database-url URL] [--json] [up|down|status]", "apply (up, the default) or revert (down) pgid's PostgreSQL migrations, or show where a database stands (status)", cmdMigrate},
-		{"schema", "[--check FILE]", "print pgid's schema as one SQL file for sqlc's schema list (not to apply: see migrate)", cmdSchema},
+		{"schema", "[--check FILE]", "print pgid's schema as one SQL file, for sqlc's schema list or another migration tool", cmdSchema},
 		{"demo", "[--database-url URL] [--rows N]", "load ULID and UUIDv4 keys into PostgreSQL and compare them, end to end", cmdDemo},
 		{"seal", "[--key-file F] [--json] ID...", "print IDs' public codes (keyed, opaque; see package opaque)", cmdSeal},
 		{"open", "[--key-file F] [--candidates] [--json] CODE...", "print the IDs of public codes", cmdOpen},

@@ -112,7 +112,8 @@ func (c Caller) raw(sc *sql.Conn, f func(*pgx.Conn) error) error {
 	err := sc.Raw(func(dc any) error {
 		pc, ok := dc.(*stdlib.Conn)
 		if !ok {
-			return c.Refuse("the database/sql driver connection is a %T; pgid needs pgx's driver, github.com/jackc/pgx/v5/stdlib", dc)
+			return c.Refuse("the database/sql driver connection is a %T; pgid needs pgx's driver, github.com/jackc/pgx/v5/stdlib: "+
+				"pass a *sql.DB of sql.Open(\"pgx\", dsn), or a *pgx.Conn from the same DSN", dc)
 		}
 		ferr = f(pc.Conn())
 		return nil
