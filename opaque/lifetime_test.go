@@ -48,3 +48,46 @@ func TestKeyLifetime(t *testing.T) {
 		t.Errorf("a dropped Key's secret was not wiped: %x", *secret)
 	}
 }
+
+// TestTableConcurrent: codecs made and dropped on other goroutines (their
+// table slots released and reused) never change the codes of a codec in
+// use.
+func TestTableConcurrent(t *testing.T) {
+	c := mustCodec(t, NewKey(1, bytes.Repeat([]byte{9}, 16)))
+	oid := [12]byte{1, 2, 3}
+	want, wantU := c.ObjectIDCode(oid), c.ULIDCode(ulidtype.ULID{2})
+	done := make(chan struct{})
+	stopped := make(chan struct{}, 2)
+	for g := 0; g < 2; g++ {
+		go func() {
+			defer func() { stopped <- struct{}{} }()
+			for i := 0; ; i++ {
+				select {
+				case <-done:
+					return
+				default:
+				}
+				d, err := NewCodec(NewKey(uint8(i%4), make([]byte, 24)))
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				d.ULIDCode(ulidtype.ULID{})
+				if i%50 == 0 {
+					runtime.GC()
+				}
+			}
+		}()
+	}
+	for i := 0; i < 20000; i++ {
+		if got := c.ObjectIDCode(oid); got != want {
+			t.Fatalf("after %d: %s, want %s", i, got, want)
+		}
+		if got := c.ULIDCode(ulidtype.ULID{2}); got != wantU {
+			t.Fatalf("after %d: %s, want %s", i, got, wantU)
+		}
+	}
+	close(done)
+	<-stopped
+	<-stopped
+}
