@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"errors"
+	"runtime"
 	"sync"
 
 	"github.com/pgid/pgid/internal/idtext"
@@ -40,8 +41,9 @@ var scratch = sync.Pool{New: func() any { return new([32]byte) }}
 // AppendObjectID appends id's public code, 16 characters, to b.
 func (c *Codec) AppendObjectID(b []byte, id objectidtype.ObjectID) []byte {
 	buf := scratch.Get().(*[32]byte)
-	a, d := c.current.encrypt96(get48(id[:6]), get48(id[6:]), buf)
+	a, d := c.state().current.encrypt96(get48(id[:6]), get48(id[6:]), buf)
 	scratch.Put(buf)
+	runtime.KeepAlive(c)
 	var out [12]byte
 	put48(out[:6], a)
 	put48(out[6:], d)
@@ -64,7 +66,9 @@ func (c *Codec) OpenObjectID(code string) (objectidtype.ObjectID, error) {
 	if err != nil {
 		return objectidtype.ObjectID{}, err
 	}
-	return c.current.openObjectID(a, d), nil
+	id := c.state().current.openObjectID(a, d)
+	runtime.KeepAlive(c)
+	return id, nil
 }
 
 // AppendObjectIDCandidates appends to dst the ObjectId code decodes to under
@@ -75,9 +79,10 @@ func (c *Codec) AppendObjectIDCandidates(dst []objectidtype.ObjectID, code strin
 	if err != nil {
 		return dst, err
 	}
-	for _, s := range c.order {
+	for _, s := range c.state().order {
 		dst = append(dst, s.openObjectID(a, d))
 	}
+	runtime.KeepAlive(c)
 	return dst, nil
 }
 
@@ -105,17 +110,19 @@ func readObjectIDCode(code string) (a, d uint64, err error) {
 
 // AppendULID appends id's public code, 26 characters, to b.
 func (c *Codec) AppendULID(b []byte, id ulidtype.ULID) []byte {
+	cur := c.state().current
 	buf := scratch.Get().(*[32]byte)
 	copy(buf[:16], id[:])
-	c.current.block.Encrypt(buf[16:], buf[:16])
+	cur.block.Encrypt(buf[16:], buf[:16])
 	hi := binary.BigEndian.Uint64(buf[16:24])
 	lo := binary.BigEndian.Uint64(buf[24:32])
 	scratch.Put(buf)
+	runtime.KeepAlive(c)
 	// 130 bits in ULID text's base32: the key ID, then the 128 bits of the
 	// block.
 	var text [ULIDCodeLen]byte
 	idtext.Upper.Encode(hi, lo, &text)
-	text[0] = ulidtype.Alphabet[uint64(c.current.id)<<3|hi>>61]
+	text[0] = ulidtype.Alphabet[uint64(cur.id)<<3|hi>>61]
 	return append(b, text[:]...)
 }
 
@@ -139,12 +146,13 @@ func (c *Codec) OpenULID(code string) (ulidtype.ULID, error) {
 	}
 	// The 2 bits above the block's 128 are the key ID.
 	key := idtext.Upper.Value(code[0]) >> 3
-	s := c.byID[key]
+	s := c.state().byID[key]
 	if s == nil {
 		scratch.Put(buf)
 		return ulidtype.ULID{}, codeError("ULID", code, ErrUnknownKey, "made with key "+string('0'+key)+", which this codec does not have")
 	}
 	s.block.Decrypt(buf[16:], buf[:16])
+	runtime.KeepAlive(c)
 	var id ulidtype.ULID
 	copy(id[:], buf[16:])
 	scratch.Put(buf)

@@ -168,14 +168,14 @@ func TestFF1FastPathMatchesReference(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			ref := refFF1{block: c.current.block, radix: 64, alpha: objectidtype.ShortAlphabet}
+			ref := refFF1{block: c.state().current.block, radix: 64, alpha: objectidtype.ShortAlphabet}
 			for i := 0; i < 200; i++ {
 				var raw [12]byte
 				rand.Read(raw[:])
 				x := objectIDEncoding.EncodeToString(raw[:])
 				want := ref.crypt(nil, x, false)
 				var buf [32]byte
-				a, b := c.current.encrypt96(get48(raw[:6]), get48(raw[6:]), &buf)
+				a, b := c.state().current.encrypt96(get48(raw[:6]), get48(raw[6:]), &buf)
 				var out [12]byte
 				put48(out[:6], a)
 				put48(out[6:], b)

@@ -143,7 +143,7 @@ func TestSecretNeverShows(t *testing.T) {
 		// The secret, and what the Codec derives from it (FF1's first
 		// CBC-MAC block, AES under the key), in every encoding.
 		needles := secretNeedles(secret)
-		for needle, kind := range secretNeedles(c.current.p[:]) {
+		for needle, kind := range secretNeedles(c.state().current.p[:]) {
 			needles[needle] = "the key's FF1 block, " + kind
 		}
 		leaks := map[string][]string{} // how: subjects

@@ -32,8 +32,11 @@
 // Keys come from bytes: a file or an environment variable. A Key or a
 // Codec printed (any fmt verb, or inside a struct), logged (log/slog) or
 // encoded (JSON, XML, text) shows key IDs, never a secret; gob refuses a
-// Key. Decoding needs no SQL: keep the key out of query text (and so out
-// of logs and pg_stat_statements) by decoding in Go.
+// Key. Neither holds its secret or expanded keys, only a handle to them,
+// so dumpers that read unexported fields (go-spew, testify's failure
+// messages, kr/pretty, litter) find no key material either. Decoding needs
+// no SQL: keep the key out of query text (and so out of logs and
+// pg_stat_statements) by decoding in Go.
 package opaque
 
 import (
@@ -45,6 +48,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"runtime"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -66,26 +70,19 @@ const MaxKeys = 4
 // Key is a secret for a [Codec]: an ID from 0 to 3 and 16, 24 or 32 secret
 // bytes. Make one with [NewKey] or [ParseKeys]; the zero Key is no key.
 //
-// The secret cannot be printed, logged or encoded: it sits behind an
-// unexported pointer, where fmt (which shows unexported fields without
-// calling their methods) and reflection-based encoders do not reach, and
-// every way a Key shows itself names only its ID: String, Format (all fmt
-// verbs), MarshalText, MarshalJSON ({"id":1}) and LogValue. GobEncode
-// refuses with [ErrKeyEncoding], and a Key is never decoded from JSON, XML,
-// text or gob: keys come from [ParseKeys] (a key file or an environment
-// variable) or [NewKey]. Keys compare equal only when copied from the same
-// NewKey or ParseKeys result.
+// The secret cannot be printed, logged, encoded or dumped: a Key holds its
+// ID and a handle into a table inside this package, so even dumpers that
+// read unexported fields and follow pointers (go-spew, testify, kr/pretty,
+// litter) find no secret. Every way a Key shows itself names only its ID:
+// String, Format (all fmt verbs), MarshalText, MarshalJSON ({"id":1}) and
+// LogValue. GobEncode refuses with [ErrKeyEncoding], and a Key is never
+// decoded from JSON, XML, text or gob: keys come from [ParseKeys] (a key
+// file or an environment variable) or [NewKey]. Copies of a Key work alike
+// and compare equal; two NewKey or ParseKeys results do not. Once no copy
+// is left, the table's copy of the secret is wiped.
 type Key struct {
-	s *keySecret
-}
-
-// keySecret is what a Key points to. The secret is one pointer further:
-// fmt's error form for a wrong verb (%!s(*opaque.keySecret=&{...})) shows
-// the fields of the struct a pointer points to, but not what they point
-// to in turn.
-type keySecret struct {
-	id     uint8
-	secret *[]byte
+	ref *handle // into keySecrets
+	id  uint8
 }
 
 // NewKey returns the key id with secret (copied). [NewCodec] checks it:
@@ -138,26 +135,35 @@ func randomSecret(id uint8, size int) ([]byte, error) {
 }
 
 func keyOf(id uint8, secret []byte) Key {
-	return Key{&keySecret{id: id, secret: &secret}}
+	return Key{ref: newKeyHandle(secret), id: id}
+}
+
+// secret returns k's secret bytes, nil for the zero Key. The caller keeps
+// k alive (runtime.KeepAlive) while it uses them.
+func (k Key) secret() []byte {
+	if k.ref == nil {
+		return nil
+	}
+	if s := keySecrets.get(k.ref.h); s != nil {
+		return *s
+	}
+	return nil
 }
 
 // ID returns k's ID, which is written into every ULID code made with k.
 // Keep it with the secret for as long as codes made with it must resolve.
 // The zero Key's ID is 0.
-func (k Key) ID() uint8 {
-	if k.s == nil {
-		return 0
-	}
-	return k.s.id
-}
+func (k Key) ID() uint8 { return k.id }
 
 // String returns "opaque.Key{ID: 1, Secret: 32 bytes}" ("opaque.Key{}"
 // for the zero Key), never the secret.
 func (k Key) String() string {
-	if k.s == nil {
+	if k.ref == nil {
 		return "opaque.Key{}"
 	}
-	return "opaque.Key{ID: " + strconv.Itoa(int(k.s.id)) + ", Secret: " + strconv.Itoa(len(*k.s.secret)) + " bytes}"
+	n := len(k.secret())
+	runtime.KeepAlive(k.ref)
+	return "opaque.Key{ID: " + strconv.Itoa(int(k.id)) + ", Secret: " + strconv.Itoa(n) + " bytes}"
 }
 
 // GoString is String.
@@ -177,18 +183,18 @@ func (k Key) MarshalText() ([]byte, error) { return []byte(k.String()), nil }
 
 // MarshalJSON returns {"id":N}, or null for the zero Key: never the secret.
 func (k Key) MarshalJSON() ([]byte, error) {
-	if k.s == nil {
+	if k.ref == nil {
 		return []byte("null"), nil
 	}
-	return []byte(`{"id":` + strconv.Itoa(int(k.s.id)) + `}`), nil
+	return []byte(`{"id":` + strconv.Itoa(int(k.id)) + `}`), nil
 }
 
 // LogValue shows the key's ID (id=1) to log/slog, never the secret.
 func (k Key) LogValue() slog.Value {
-	if k.s == nil {
+	if k.ref == nil {
 		return slog.StringValue(k.String())
 	}
-	return slog.GroupValue(slog.Int("id", int(k.s.id)))
+	return slog.GroupValue(slog.Int("id", int(k.id)))
 }
 
 // GobEncode refuses with [ErrKeyEncoding]: a Key with only its ID would
@@ -219,6 +225,7 @@ func (c *Codec) String() string {
 			b.WriteString(" (current)")
 		}
 	}
+	runtime.KeepAlive(c)
 	return b.String() + "}"
 }
 
@@ -226,25 +233,35 @@ func (c *Codec) String() string {
 func (c *Codec) GoString() string { return c.String() }
 
 // Codec makes and reads public codes with its keys. It is safe for
-// concurrent use; build one at start-up and share it.
+// concurrent use; build one at start-up and share it. Like a [Key], it
+// holds a handle, not the expanded keys, so no dumper reaches them.
 type Codec struct {
-	// The keys sit behind a pointer, so that fmt's error form for a wrong
-	// verb on a Codec value shows addresses, not key material.
-	*codecKeys
+	h   uint32  // into codecStates, for the lookup of every call
+	ref *handle // the same handle; its cleanup releases the entry
 }
 
-type codecKeys struct {
+// codecState is what a Codec's handle finds.
+type codecState struct {
 	current *keyState
 	byID    [MaxKeys]*keyState
 	order   []*keyState // current first, then older in the order given
 }
 
-// keyStates returns c.order, nil for the zero Codec.
-func (c *Codec) keyStates() []*keyState {
-	if c == nil || c.codecKeys == nil {
+// state returns c's keys, nil for the zero Codec. The caller keeps c alive
+// (runtime.KeepAlive) while it uses them.
+func (c *Codec) state() *codecState {
+	if c == nil || c.ref == nil {
 		return nil
 	}
-	return c.order
+	return codecStates.get(c.h)
+}
+
+// keyStates returns c's keys, current first, nil for the zero Codec.
+func (c *Codec) keyStates() []*keyState {
+	if s := c.state(); s != nil {
+		return s.order
+	}
+	return nil
 }
 
 // keyState is a key's expanded AES schedule and FF1's constant first
@@ -261,10 +278,11 @@ func NewCodec(current Key, older ...Key) (*Codec, error) {
 	if len(older) >= MaxKeys {
 		return nil, fmt.Errorf("%w: %d keys, at most %d", ErrKey, len(older)+1, MaxKeys)
 	}
-	c := &Codec{&codecKeys{}}
-	for i, key := range append([]Key{current}, older...) {
-		k := key.s
-		if k == nil {
+	c := &codecState{}
+	keys := append([]Key{current}, older...)
+	defer runtime.KeepAlive(keys)
+	for i, k := range keys {
+		if k.ref == nil {
 			return nil, fmt.Errorf("%w: key %d of %d is the zero Key: make keys with opaque.NewKey or opaque.ParseKeys", ErrKey, i+1, len(older)+1)
 		}
 		if k.id >= MaxKeys {
@@ -273,12 +291,13 @@ func NewCodec(current Key, older ...Key) (*Codec, error) {
 		if c.byID[k.id] != nil {
 			return nil, fmt.Errorf("%w: two keys with ID %d", ErrKey, k.id)
 		}
-		switch len(*k.secret) {
+		secret := k.secret()
+		switch len(secret) {
 		case 16, 24, 32:
 		default:
-			return nil, fmt.Errorf("%w: key %d has %d bytes, want 16, 24 or 32", ErrKey, k.id, len(*k.secret))
+			return nil, fmt.Errorf("%w: key %d has %d bytes, want 16, 24 or 32", ErrKey, k.id, len(secret))
 		}
-		block, err := aes.NewCipher(*k.secret)
+		block, err := aes.NewCipher(secret)
 		if err != nil {
 			return nil, fmt.Errorf("%w: key %d: %v", ErrKey, k.id, err)
 		}
@@ -291,7 +310,8 @@ func NewCodec(current Key, older ...Key) (*Codec, error) {
 			c.current = s
 		}
 	}
-	return c, nil
+	ref := newCodecHandle(c)
+	return &Codec{h: ref.h, ref: ref}, nil
 }
 
 // KeyIDs returns the IDs of c's keys, current first.
@@ -300,6 +320,7 @@ func (c *Codec) KeyIDs() []uint8 {
 	for i, s := range c.keyStates() {
 		ids[i] = s.id
 	}
+	runtime.KeepAlive(c)
 	return ids
 }
 

@@ -203,7 +203,7 @@ func TestKeys(t *testing.T) {
 
 	text := "# keys\n1:" + secretHex + "\n\n0 " + strings.Repeat("ab", 16) + "\n"
 	cur, older, err := ParseKeys(text)
-	if err != nil || cur.ID() != 1 || !bytes.Equal(*cur.s.secret, secret) || len(older) != 1 || older[0].ID() != 0 {
+	if err != nil || cur.ID() != 1 || !bytes.Equal(cur.secret(), secret) || len(older) != 1 || older[0].ID() != 0 {
 		t.Fatalf("ParseKeys: %v %v %v", cur, older, err)
 	}
 	for _, bad := range []struct{ text, msg string }{
@@ -293,14 +293,14 @@ func TestGenerateKey(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if k.ID() != 2 || len(*k.s.secret) != 32 || bytes.Equal(*k.s.secret, *k2.s.secret) {
-		t.Fatalf("GenerateKey: ID %d, %d bytes, equal to another: %v", k.ID(), len(*k.s.secret), bytes.Equal(*k.s.secret, *k2.s.secret))
+	if k.ID() != 2 || len(k.secret()) != 32 || bytes.Equal(k.secret(), k2.secret()) {
+		t.Fatalf("GenerateKey: ID %d, %d bytes, equal to another: %v", k.ID(), len(k.secret()), bytes.Equal(k.secret(), k2.secret()))
 	}
 	id := ulidtype.New()
 	if got, err := c.OpenULID(c.ULIDCode(id)); err != nil || got != id {
 		t.Fatalf("round trip with a generated key: %v, %v", got, err)
 	}
-	if s := fmt.Sprintf("%v %+v %#v %s", k, k, k, k); strings.Contains(s, hex.EncodeToString(*k.s.secret)) {
+	if s := fmt.Sprintf("%v %+v %#v %s", k, k, k, k); strings.Contains(s, hex.EncodeToString(k.secret())) {
 		t.Fatalf("a generated key printed its secret: %s", s)
 	}
 	if _, err := GenerateKey(4); !errors.Is(err, ErrKey) || !strings.Contains(err.Error(), "key ID 4, want 0 to 3") {
@@ -318,7 +318,7 @@ func TestGenerateKeyText(t *testing.T) {
 			t.Fatalf("GenerateKeyText(3, %d) = %q", size, line)
 		}
 		cur, older, err := ParseKeys(line)
-		if err != nil || cur.ID() != 3 || len(older) != 0 || len(*cur.s.secret) != size {
+		if err != nil || cur.ID() != 3 || len(older) != 0 || len(cur.secret()) != size {
 			t.Fatalf("ParseKeys(GenerateKeyText): %v %v %v", cur, older, err)
 		}
 	}

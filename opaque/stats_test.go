@@ -144,7 +144,7 @@ func TestAvalanche(t *testing.T) {
 	c := mustCodec(t, fixedKey(0))
 	rng := rand.New(rand.NewPCG(1, 2))
 	var buf [32]byte
-	s := c.current
+	s := c.state().current
 	// ObjectId: 96 bits through FF1.
 	var oflips [96][96]int32
 	for n := 0; n < avalancheN; n++ {

@@ -359,7 +359,14 @@ func TestRange(t *testing.T) {
 // TestMain gives the database tests their server (internal/pgserver/pgtest:
 // DATABASE_URL, the docker-compose DSN, else an embedded PostgreSQL) and
 // scratch databases; the CLI's own migrate applies pgid's schema to them.
+//
+// With PGID_TEST_CLI set (arguments, one a line), the test binary is pgid
+// instead: it runs those arguments and exits, as the key file tests run it
+// as another user.
 func TestMain(m *testing.M) {
+	if args, ok := os.LookupEnv("PGID_TEST_CLI"); ok {
+		os.Exit(run(context.Background(), strings.Split(args, "\n"), os.Stdout, os.Stderr))
+	}
 	os.Exit(pgtest.Main(m, pgtest.Options{Name: "cmd/pgid"}))
 }
 

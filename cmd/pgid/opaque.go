@@ -21,8 +21,9 @@ import (
 // given, in the key file's format.
 const envKeys = "PGID_OPAQUE_KEYS"
 
-// errKeyFile: a key file refused before reading it (a symbolic link, not
-// a regular file, readable by others or too large).
+// errKeyFile: a key file refused before reading it (someone else's, on a
+// path others can change, not a regular file, readable by others or too
+// large).
 var errKeyFile = errors.New("key file refused")
 
 // maxKeyFileSize bounds a key file: four keys of 64 hex digits take under
@@ -59,13 +60,14 @@ func loadCodec(e *env, path string) (*opaque.Codec, error) {
 	return nil, usagef("%s: %v", where, err)
 }
 
-// readKeyFile reads a key file, and checks the file it reads: it opens
-// path once, without following a symbolic link (openKeyFile), and checks
-// the open file, so that no one who can write the file's directory can
-// swap in another file between the check and the read. It refuses, with
-// [errKeyFile], a file that is not a regular file (a FIFO would block, a
-// device never end), one others may read (as ssh refuses such a private
-// key) and one over maxKeyFileSize, which it reads no further than that.
+// readKeyFile reads a key file, and checks the file it reads: openKeyFile
+// checks the path (on Unix: every directory and link on it owned by you or
+// root and writable by no one else, the file owned by you or root) and
+// opens it so that no one else can swap in another file between the checks
+// and the read. It refuses, with [errKeyFile], a file that is not a regular
+// file (a FIFO would block, a device never end), one others may read (as
+// ssh refuses such a private key) and one over maxKeyFileSize, which it
+// reads no further than that.
 func readKeyFile(path string) ([]byte, error) {
 	f, err := openKeyFile(path)
 	if err != nil {

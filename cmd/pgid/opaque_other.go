@@ -4,6 +4,10 @@ package main
 
 import "os"
 
+// followsTrustedLinks: without O_NOFOLLOW and file owners, a key file that
+// is a symbolic link is refused.
+const followsTrustedLinks = false
+
 // openKeyFile opens path for reading, refusing a symbolic link. Without
 // O_NOFOLLOW (Windows, Plan 9, js, wasip1) it checks path with Lstat
 // before opening it and the open file against that with os.SameFile after:
