@@ -265,3 +265,27 @@ func TestRegisterNotBytea(t *testing.T) {
 		}
 	}
 }
+
+// After Register the IDs' binary encodes allocate nothing: the refusal of
+// ULIDs in bytea is decided when pgx plans, which it does once per Go type.
+func TestRegisterEncodeAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip("allocation counts need a normal build")
+	}
+	m := registered()
+	buf := make([]byte, 0, 64)
+	for _, tt := range []struct {
+		oid uint32
+		v   any
+	}{
+		{pgtype.ByteaOID, vecOID},
+		{pgtype.ByteaOID, objectidtype.NullObjectID{ObjectID: vecOID, Valid: true}},
+		{pgtype.UUIDOID, vecULID},
+		{pgtype.UUIDOID, typeid.FromULID[tidPrefix](vecULID)},
+	} {
+		plan := m.PlanEncode(tt.oid, pgtype.BinaryFormatCode, tt.v)
+		if n := testing.AllocsPerRun(100, func() { buf, _ = plan.Encode(tt.v, buf[:0]) }); n != 0 {
+			t.Errorf("%T into OID %d: %v allocations, want 0", tt.v, tt.oid, n)
+		}
+	}
+}
