@@ -1,14 +1,11 @@
 package pgidpgx
 
 import (
-	"errors"
 	"fmt"
-	"reflect"
 
 	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/pgid/pgid/objectidtype"
-	"github.com/pgid/pgid/typeid"
 	"github.com/pgid/pgid/ulidtype"
 )
 
@@ -24,9 +21,8 @@ import (
 // byteaCodec is pgx's bytea codec, except that ObjectID, *ObjectID, ShortID
 // and NullObjectID values encode in binary format by appending their 12
 // bytes, without the allocation of BytesValue (which returns a slice of its
-// value receiver, so the 12 bytes move to the heap), and that ULIDs and
-// TypeIDs are refused ([ErrNotBytea]). Every scan, decode and other encode,
-// text format included, is pgtype.ByteaCodec's.
+// value receiver, so the 12 bytes move to the heap). Every scan, decode and
+// other encode, text format included, is pgtype.ByteaCodec's.
 type byteaCodec struct{ pgtype.ByteaCodec }
 
 // PlanEncode implements the [pgtype.Codec] interface.
@@ -37,48 +33,7 @@ func (c byteaCodec) PlanEncode(m *pgtype.Map, oid uint32, format int16, value an
 			return encodePlanObjectID{}
 		}
 	}
-	if isUUIDID(value) {
-		return encodePlanNotBytea{}
-	}
 	return c.ByteaCodec.PlanEncode(m, oid, format, value)
-}
-
-// ErrNotBytea is wrapped by the error of encoding a ULID or TypeID (plain,
-// pointer or Null) into a bytea parameter (bytea, pgid.objectid, a bytea[]
-// element) on a connection set up by [Register]: pgx would otherwise store
-// the 36 characters of its UUID text as 36 bytes (or fail the domain's
-// CHECK). Test for it with [errors.Is].
-var ErrNotBytea = errors.New("pgidpgx: a ULID or TypeID is not a bytea")
-
-// uuidIDPkgs are the packages whose ID types are uuids: a value of a type
-// of theirs that is a pgtype.UUIDValuer is refused by byteaCodec.
-var uuidIDPkgs = [...]string{reflect.TypeFor[ulidtype.ULID]().PkgPath(), reflect.TypeFor[typeid.AnyID]().PkgPath()}
-
-// isUUIDID reports whether v is a ULID, TypeID, their Null type or a pointer
-// to one of them. pgx memoizes plans per Go type, so this runs once per type.
-func isUUIDID(v any) bool {
-	if _, ok := v.(pgtype.UUIDValuer); !ok {
-		return false
-	}
-	t := reflect.TypeOf(v)
-	if t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	return t.PkgPath() == uuidIDPkgs[0] || t.PkgPath() == uuidIDPkgs[1]
-}
-
-// encodePlanNotBytea refuses the values isUUIDID accepts, except NULL.
-type encodePlanNotBytea struct{}
-
-// Encode implements the [pgtype.EncodePlan] interface.
-func (encodePlanNotBytea) Encode(value any, buf []byte) ([]byte, error) {
-	if v := reflect.ValueOf(value); v.Kind() == reflect.Pointer && v.IsNil() {
-		return nil, nil
-	}
-	if u, err := value.(pgtype.UUIDValuer).UUIDValue(); err != nil || !u.Valid {
-		return nil, err
-	}
-	return nil, fmt.Errorf("%w: %v is 16 bytes; store it in uuid or pgid.ulid, or bind its Bytes() for the raw 16 bytes", ErrNotBytea, value)
 }
 
 // encodePlanObjectID appends the raw bytes of the values byteaCodec plans it

@@ -48,10 +48,9 @@
 //     slices. All three fail without it. (ulidtype.Slice and
 //     objectidtype.Slice, and their NullSlice, need none of this.)
 //   - It installs a bytea codec that encodes ObjectIDs in binary format by
-//     appending their 12 bytes, without allocating, and refuses ULIDs and
-//     TypeIDs ([ErrNotBytea]), of which pgx would store the 36 characters of
-//     the UUID text. Every other bytea scan and encode (text format
-//     included) is pgx's; bytea values scanned into an any stay []byte.
+//     appending their 12 bytes, without allocating. Every other bytea scan
+//     and encode (text format included) is pgx's; bytea values scanned into
+//     an any stay []byte.
 //
 // [LoadTypes] (one query; fails with [ErrNotMigrated] before the migrations)
 // loads pgid.ulid, pgid.objectid and their array types. Domain parameters

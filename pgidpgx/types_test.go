@@ -218,9 +218,10 @@ type tidPrefix struct{}
 func (tidPrefix) Prefix() string { return "user" }
 
 // After Register, a ULID or TypeID bound to a bytea parameter (bytea,
-// pgid.objectid as LoadTypes registers it, their array elements) is refused
-// in both formats; without it pgx stored the 36 characters of its UUID text
-// as 36 bytes (or pgid.objectid's CHECK failed). NULL stays NULL.
+// pgid.objectid as LoadTypes registers it, their array elements) is still
+// refused in both formats by their BytesValue: Register's bytea codecs hand
+// them to pgx's. Before, pgx stored the 36 characters of the UUID text as 36
+// bytes (or pgid.objectid's CHECK failed). NULL stays NULL.
 func TestRegisterNotBytea(t *testing.T) {
 	m := registered()
 	dom := &pgtype.Type{Name: "objectid", OID: domainOID, Codec: objectIDCodec{}}
@@ -236,8 +237,8 @@ func TestRegisterNotBytea(t *testing.T) {
 			} {
 				name := fmt.Sprintf("oid=%d %s %T", oid, formatName(f), v)
 				buf, err := m.Encode(oid, f, v, nil)
-				if !errors.Is(err, ErrNotBytea) || buf != nil {
-					t.Errorf("%s: encoded %q, %v; want an error wrapping ErrNotBytea", name, buf, err)
+				if !errors.Is(err, ulidtype.ErrNotBytea) || buf != nil {
+					t.Errorf("%s: encoded %q, %v; want an error wrapping ulidtype.ErrNotBytea", name, buf, err)
 				} else if !strings.Contains(err.Error(), "store it in uuid or pgid.ulid") {
 					t.Errorf("%s: %v does not name uuid or pgid.ulid", name, err)
 				}
@@ -252,8 +253,8 @@ func TestRegisterNotBytea(t *testing.T) {
 	for _, oid := range []uint32{pgtype.ByteaArrayOID, domainOID + 1} {
 		for _, f := range formats {
 			for _, v := range []any{[]ulidtype.ULID{u}, []*ulidtype.ULID{&u}, []typeid.ID[tidPrefix]{tid}} {
-				if buf, err := m.Encode(oid, f, v, nil); !errors.Is(err, ErrNotBytea) {
-					t.Errorf("oid=%d %s %T: encoded %q, %v; want an error wrapping ErrNotBytea", oid, formatName(f), v, buf, err)
+				if buf, err := m.Encode(oid, f, v, nil); !errors.Is(err, ulidtype.ErrNotBytea) {
+					t.Errorf("oid=%d %s %T: encoded %q, %v; want an error wrapping ulidtype.ErrNotBytea", oid, formatName(f), v, buf, err)
 				}
 			}
 		}
