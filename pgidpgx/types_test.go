@@ -267,8 +267,8 @@ func TestRegisterNotBytea(t *testing.T) {
 	}
 }
 
-// After Register the IDs' binary encodes allocate nothing: the refusal of
-// ULIDs in bytea is decided when pgx plans, which it does once per Go type.
+// After Register the IDs' binary encodes allocate nothing (ObjectID's
+// UUIDValue and ULID's BytesValue, which refuse, are not on these paths).
 func TestRegisterEncodeAllocs(t *testing.T) {
 	if raceEnabled {
 		t.Skip("allocation counts need a normal build")
