@@ -1,6 +1,9 @@
 package objectidtype
 
 import (
+	"errors"
+	"fmt"
+
 	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/pgid/pgid/internal/idtext"
@@ -19,6 +22,13 @@ import (
 // Package [github.com/pgid/pgid/pgidpgx] registers what does: slices in the
 // text modes, pgid.objectid[] results, the domains' OIDs, and a bytea codec
 // that encodes ObjectIDs without that allocation.
+//
+// ObjectID also implements pgtype.UUIDValuer, only to refuse: bound to a
+// uuid parameter, pgx would otherwise store its 12 bytes zero-padded to 16.
+
+// ErrNotUUID is wrapped by the error of UUIDValue: an ObjectID, NullObjectID
+// or ShortID was bound to a uuid parameter. Test for it with [errors.Is].
+var ErrNotUUID = errors.New("objectidtype: an ObjectID is not a uuid")
 
 // SkipUnderlyingTypePlan implements the [pgtype.SkipUnderlyingTypePlanner] interface.
 func (ObjectID) SkipUnderlyingTypePlan() {}
@@ -32,6 +42,22 @@ func (o *ObjectID) ScanBytes(v []byte) error { return o.scanBytes(v) }
 
 // BytesValue implements the [pgtype.BytesValuer] interface.
 func (o ObjectID) BytesValue() ([]byte, error) { return o[:], nil }
+
+// UUIDValue implements the [pgtype.UUIDValuer] interface, which pgx's uuid
+// codec calls for an ObjectID bound to a uuid parameter (uuid, pgid.ulid, a
+// uuid[] element) in binary format: it returns an error wrapping
+// [ErrNotUUID], so that nothing is stored. Without it pgx would encode the
+// 12 bytes of [ObjectID.Value] as a uuid padded with 4 zero bytes. (pgx
+// then retries in text format, whose `\x` form PostgreSQL refuses for a
+// uuid, SQLSTATE 22P02; CopyFrom returns this error.)
+func (o ObjectID) UUIDValue() (pgtype.UUID, error) {
+	return pgtype.UUID{}, notUUIDError(o)
+}
+
+// notUUIDError is the error of UUIDValue for o.
+func notUUIDError(o ObjectID) error {
+	return fmt.Errorf("%w: %s is 12 bytes; store ObjectIDs in bytea or pgid.objectid, not in uuid, pgid.ulid or a TypeID column", ErrNotUUID, o)
+}
 
 // ScanText implements the [pgtype.TextScanner] interface. pgx tries it before
 // any codec for every value that arrives in text format: text, varchar and
@@ -85,6 +111,15 @@ func (n NullObjectID) BytesValue() ([]byte, error) {
 	return n.ObjectID.BytesValue() // only a valid n allocates
 }
 
+// UUIDValue implements the [pgtype.UUIDValuer] interface: NULL if not Valid,
+// else the error of [ObjectID.UUIDValue].
+func (n NullObjectID) UUIDValue() (pgtype.UUID, error) {
+	if !n.Valid {
+		return pgtype.UUID{}, nil
+	}
+	return n.ObjectID.UUIDValue()
+}
+
 // ScanText implements the [pgtype.TextScanner] interface.
 func (n *NullObjectID) ScanText(v pgtype.Text) error {
 	if !v.Valid {
@@ -117,6 +152,10 @@ func (s *ShortID) ScanBytes(v []byte) error { return shortErr((*ObjectID)(s).sca
 
 // BytesValue implements the [pgtype.BytesValuer] interface.
 func (s ShortID) BytesValue() ([]byte, error) { return s[:], nil }
+
+// UUIDValue implements the [pgtype.UUIDValuer] interface, as
+// [ObjectID.UUIDValue] does: the error wraps [ErrNotUUID].
+func (s ShortID) UUIDValue() (pgtype.UUID, error) { return ObjectID(s).UUIDValue() }
 
 // ScanText implements the [pgtype.TextScanner] interface, as
 // [ObjectID.ScanText] does.

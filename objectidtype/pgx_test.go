@@ -29,6 +29,9 @@ var (
 	_ pgtype.TextValuer                = NullObjectID{}
 	_ pgtype.TextScanner               = (*ShortID)(nil)
 	_ pgtype.TextValuer                = ShortID{}
+	_ pgtype.UUIDValuer                = ObjectID{}
+	_ pgtype.UUIDValuer                = NullObjectID{}
+	_ pgtype.UUIDValuer                = ShortID{}
 )
 
 // seedText is the bytea text format of the seed ID.
@@ -78,6 +81,49 @@ func TestPgxEncode(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// An ObjectID bound to a uuid parameter (uuid, a uuid[] element, a domain
+// over uuid whose codec is pgx's uuid codec) is refused in binary format;
+// without UUIDValue pgx stored its 12 bytes padded with 4 zero bytes. NULL
+// stays NULL. (In text format pgx sends TextValue first, `\x` and 24 hex
+// digits, which PostgreSQL refuses for a uuid; integration_test checks it.)
+func TestPgxEncodeNotUUID(t *testing.T) {
+	m := pgtype.NewMap()
+	m.RegisterType(&pgtype.Type{Name: "ulid", OID: domainOID, Codec: pgtype.UUIDCodec{}})
+	for _, tt := range []struct {
+		oid uint32
+		v   any
+	}{
+		{pgtype.UUIDOID, seedBytes},
+		{pgtype.UUIDOID, &seedBytes},
+		{pgtype.UUIDOID, NullObjectID{seedBytes, true}},
+		{pgtype.UUIDOID, ShortID(seedBytes)},
+		{pgtype.UUIDOID, ptr(ShortID(seedBytes))},
+		{pgtype.UUIDOID, ObjectID{}},
+		{domainOID, seedBytes},
+		{pgtype.UUIDArrayOID, []ObjectID{seedBytes}},
+		{pgtype.UUIDArrayOID, []*ObjectID{&seedBytes}},
+		{pgtype.UUIDArrayOID, []NullObjectID{{seedBytes, true}}},
+	} {
+		buf, err := m.Encode(tt.oid, pgtype.BinaryFormatCode, tt.v, nil)
+		if !errors.Is(err, ErrNotUUID) || buf != nil {
+			t.Errorf("oid=%d %T: encoded %x, %v; want an error wrapping ErrNotUUID", tt.oid, tt.v, buf, err)
+			continue
+		}
+		if !strings.Contains(err.Error(), "bytea or pgid.objectid") {
+			t.Errorf("oid=%d %T: %v does not name bytea or pgid.objectid", tt.oid, tt.v, err)
+		}
+	}
+	for _, v := range []any{NullObjectID{}, (*ObjectID)(nil)} {
+		if buf, err := m.Encode(pgtype.UUIDOID, pgtype.BinaryFormatCode, v, nil); err != nil || buf != nil {
+			t.Errorf("%T NULL into uuid: %x, %v; want NULL", v, buf, err)
+		}
+	}
+	want := "objectidtype: an ObjectID is not a uuid: " + seedHex + " is 12 bytes; store ObjectIDs in bytea or pgid.objectid, not in uuid, pgid.ulid or a TypeID column"
+	if _, err := seedBytes.UUIDValue(); err == nil || err.Error() != want {
+		t.Errorf("UUIDValue: %v, want %s", err, want)
+	}
+}
 
 func TestPgxEncodeNull(t *testing.T) {
 	m := pgtype.NewMap()

@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/pgid/pgid/objectidtype"
+	"github.com/pgid/pgid/typeid"
 	"github.com/pgid/pgid/ulidtype"
 )
 
@@ -209,5 +210,83 @@ func BenchmarkObjectIDByteaEncode(b *testing.B) {
 			}
 			sinkEncoded = buf
 		})
+	}
+}
+
+type tidPrefix struct{}
+
+func (tidPrefix) Prefix() string { return "user" }
+
+// After Register, a ULID or TypeID bound to a bytea parameter (bytea,
+// pgid.objectid as LoadTypes registers it, their array elements) is still
+// refused in both formats by their BytesValue: Register's bytea codecs hand
+// them to pgx's. Before, pgx stored the 36 characters of the UUID text as 36
+// bytes (or pgid.objectid's CHECK failed). NULL stays NULL.
+func TestRegisterNotBytea(t *testing.T) {
+	m := registered()
+	dom := &pgtype.Type{Name: "objectid", OID: domainOID, Codec: objectIDCodec{}}
+	m.RegisterType(dom)
+	m.RegisterType(&pgtype.Type{Name: "_objectid", OID: domainOID + 1, Codec: &pgtype.ArrayCodec{ElementType: dom}})
+	u := vecULID
+	tid := typeid.FromULID[tidPrefix](u)
+	for _, oid := range []uint32{pgtype.ByteaOID, domainOID} {
+		for _, f := range formats {
+			for _, v := range []any{
+				u, &u, ulidtype.NullULID{ULID: u, Valid: true}, ptr(ulidtype.NullULID{ULID: u, Valid: true}),
+				tid, &tid, typeid.NullID[tidPrefix]{ID: tid, Valid: true}, tid.Any(), ulidtype.ULID{},
+			} {
+				name := fmt.Sprintf("oid=%d %s %T", oid, formatName(f), v)
+				buf, err := m.Encode(oid, f, v, nil)
+				if !errors.Is(err, ulidtype.ErrNotBytea) || buf != nil {
+					t.Errorf("%s: encoded %q, %v; want an error wrapping ulidtype.ErrNotBytea", name, buf, err)
+				} else if !strings.Contains(err.Error(), "store it in uuid or pgid.ulid") {
+					t.Errorf("%s: %v does not name uuid or pgid.ulid", name, err)
+				}
+			}
+			for _, v := range []any{(*ulidtype.ULID)(nil), ulidtype.NullULID{}, (*typeid.ID[tidPrefix])(nil), typeid.NullID[tidPrefix]{}} {
+				if buf, err := m.Encode(oid, f, v, nil); err != nil || buf != nil {
+					t.Errorf("oid=%d %s %T: encoded %q, %v; want NULL", oid, formatName(f), v, buf, err)
+				}
+			}
+		}
+	}
+	for _, oid := range []uint32{pgtype.ByteaArrayOID, domainOID + 1} {
+		for _, f := range formats {
+			for _, v := range []any{[]ulidtype.ULID{u}, []*ulidtype.ULID{&u}, []typeid.ID[tidPrefix]{tid}} {
+				if buf, err := m.Encode(oid, f, v, nil); !errors.Is(err, ulidtype.ErrNotBytea) {
+					t.Errorf("oid=%d %s %T: encoded %q, %v; want an error wrapping ulidtype.ErrNotBytea", oid, formatName(f), v, buf, err)
+				}
+			}
+		}
+	}
+	// What stays: raw bytes, and ObjectIDs.
+	for _, v := range []any{u.Bytes(), tid.Bytes(), vecOID} {
+		if _, err := m.Encode(pgtype.ByteaOID, pgtype.BinaryFormatCode, v, nil); err != nil {
+			t.Errorf("%T into bytea: %v", v, err)
+		}
+	}
+}
+
+// After Register the IDs' binary encodes allocate nothing (ObjectID's
+// UUIDValue and ULID's BytesValue, which refuse, are not on these paths).
+func TestRegisterEncodeAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip("allocation counts need a normal build")
+	}
+	m := registered()
+	buf := make([]byte, 0, 64)
+	for _, tt := range []struct {
+		oid uint32
+		v   any
+	}{
+		{pgtype.ByteaOID, vecOID},
+		{pgtype.ByteaOID, objectidtype.NullObjectID{ObjectID: vecOID, Valid: true}},
+		{pgtype.UUIDOID, vecULID},
+		{pgtype.UUIDOID, typeid.FromULID[tidPrefix](vecULID)},
+	} {
+		plan := m.PlanEncode(tt.oid, pgtype.BinaryFormatCode, tt.v)
+		if n := testing.AllocsPerRun(100, func() { buf, _ = plan.Encode(tt.v, buf[:0]) }); n != 0 {
+			t.Errorf("%T into OID %d: %v allocations, want 0", tt.v, tt.oid, n)
+		}
 	}
 }

@@ -268,3 +268,7 @@ func (id *AnyID) ScanUUID(v pgtype.UUID) error {
 func (id AnyID) UUIDValue() (pgtype.UUID, error) {
 	return pgtype.UUID{Bytes: id.b, Valid: true}, nil
 }
+
+// BytesValue implements the [pgtype.BytesValuer] interface, to refuse: it
+// returns an error wrapping [ErrNotBytea].
+func (id AnyID) BytesValue() ([]byte, error) { return nil, notByteaError(id) }

@@ -310,6 +310,30 @@ func TestScan(t *testing.T) {
 	}
 }
 
+// A TypeID bound to a bytea parameter is refused in both formats, with
+// pgx's own codecs; before, pgx stored the 36 characters of its UUID text.
+func TestPgxEncodeNotBytea(t *testing.T) {
+	id := MustParse[userPrefix](exampleText)
+	m := pgtype.NewMap()
+	for _, f := range []int16{pgtype.BinaryFormatCode, pgtype.TextFormatCode} {
+		for _, v := range []any{id, &id, NullID[userPrefix]{ID: id, Valid: true}, id.Any(), []userID{id}} {
+			oid := uint32(pgtype.ByteaOID)
+			if _, ok := v.([]userID); ok {
+				oid = pgtype.ByteaArrayOID
+			}
+			buf, err := m.Encode(oid, f, v, nil)
+			if !errors.Is(err, ErrNotBytea) || !errors.Is(err, ulidtype.ErrNotBytea) || buf != nil {
+				t.Errorf("format %d %T: encoded %q, %v; want an error wrapping ErrNotBytea", f, v, buf, err)
+			} else if !strings.Contains(err.Error(), exampleText+" is 16 bytes") {
+				t.Errorf("format %d %T: %v does not name the ID", f, v, err)
+			}
+		}
+		if buf, err := m.Encode(pgtype.ByteaOID, f, NullID[userPrefix]{}, nil); err != nil || buf != nil {
+			t.Errorf("format %d NULL: %q, %v; want NULL", f, buf, err)
+		}
+	}
+}
+
 func TestPgx(t *testing.T) {
 	id := MustParse[userPrefix](exampleText)
 	v, err := id.UUIDValue()

@@ -16,7 +16,43 @@ var (
 	_ pgtype.UUIDScanner               = (*NullULID)(nil)
 	_ pgtype.UUIDValuer                = NullULID{}
 	_ pgtype.SkipUnderlyingTypePlanner = NullULID{}
+	_ pgtype.BytesValuer               = ULID{}
+	_ pgtype.BytesValuer               = NullULID{}
 )
+
+// A ULID bound to a bytea parameter (bytea, a bytea[] element, a domain over
+// bytea whose codec is pgx's bytea codec) is refused in both formats, with
+// pgx's own codecs; before, pgx fell back to Value, the UUID text, which
+// PostgreSQL stored as 36 bytes. NULL stays NULL; uuid is unaffected.
+func TestPgxEncodeNotBytea(t *testing.T) {
+	const domainOID = 98765
+	m := pgtype.NewMap()
+	m.RegisterType(&pgtype.Type{Name: "objectid", OID: domainOID, Codec: pgtype.ByteaCodec{}})
+	u := vecULID
+	for _, f := range []int16{pgtype.BinaryFormatCode, pgtype.TextFormatCode} {
+		for _, tt := range []struct {
+			oid uint32
+			v   any
+		}{
+			{pgtype.ByteaOID, u}, {pgtype.ByteaOID, &u}, {pgtype.ByteaOID, NullULID{u, true}}, {pgtype.ByteaOID, ULID{}},
+			{domainOID, u}, {pgtype.ByteaArrayOID, []ULID{u}}, {pgtype.ByteaArrayOID, []NullULID{{u, true}}},
+		} {
+			buf, err := m.Encode(tt.oid, f, tt.v, nil)
+			if !errors.Is(err, ErrNotBytea) || buf != nil {
+				t.Errorf("oid=%d format %d %T: encoded %q, %v; want an error wrapping ErrNotBytea", tt.oid, f, tt.v, buf, err)
+			}
+		}
+		for _, v := range []any{NullULID{}, (*ULID)(nil)} {
+			if buf, err := m.Encode(pgtype.ByteaOID, f, v, nil); err != nil || buf != nil {
+				t.Errorf("format %d %T NULL into bytea: %q, %v; want NULL", f, v, buf, err)
+			}
+		}
+	}
+	want := "ulidtype: a ULID or TypeID is not a bytea: 01GFGGMBFGB5WKXBN7S84ATRDG is 16 bytes; store it in uuid or pgid.ulid, not in bytea or pgid.objectid (bind Bytes() for the raw 16 bytes)"
+	if _, err := u.BytesValue(); err == nil || err.Error() != want {
+		t.Errorf("BytesValue: %v, want %s", err, want)
+	}
+}
 
 const vecText = "0183e10a-2df0-5979-3eae-a7ca08ad61b0"
 

@@ -1,0 +1,5 @@
+//go:build !race
+
+package pgidpgx
+
+const raceEnabled = false
