@@ -287,7 +287,7 @@ func ReadStatus[D DB](ctx context.Context, db D) (Status, error) {
 }
 
 func (s state) status(versioned []step, fn step) Status {
-	st := Status{Untrusted: s.trust.objects, Missing: s.missing}
+	st := Status{Untrusted: append(slices.Clone(s.trust.objects), s.trust.access...), Missing: s.missing}
 	if !s.table {
 		if s.tern {
 			st.Version, st.Tern = s.ternVer, true
@@ -323,7 +323,7 @@ func readState(ctx context.Context, c *pgx.Conn, versioned []step, fn step) (sta
 	if s.trust, err = readTrust(ctx, c); err != nil {
 		return s, err
 	}
-	if len(s.trust.objects) > 0 {
+	if len(s.trust.objects) > 0 || len(s.trust.access) > 0 {
 		return s, nil
 	}
 	// The tern table counts only as tern made it: a plain table of the owner
@@ -373,101 +373,6 @@ func readState(ctx context.Context, c *pgx.Conn, versioned []step, fn step) (sta
 // whoever calls them), or [VersionTable] records objects that the database
 // lacks. Nothing is applied or read from the version table.
 var ErrUntrusted = errors.New("pgid migrations: schema pgid is not trustworthy")
-
-// trust is who owns schema pgid and what is in it.
-type trust struct {
-	objects []string // owned by a role not trusted, each "kind name (owner role)"
-	user    string   // the role running the query
-	dbOwner string   // the database owner
-}
-
-// untrustedObjects lists every object of schema pgid, the schema too, whose
-// owner is not trusted: not the role running the query, not the database
-// owner and not a superuser. Such a role can change the object (a schema's
-// owner can drop and recreate anything in it), and so make pgid's functions
-// run its code as whoever calls them.
-var untrustedObjects = func() string {
-	arms := []string{"SELECT 'schema', 'pgid', x.nspowner FROM pg_catalog.pg_namespace x WHERE x.nspname OPERATOR(pg_catalog.=) 'pgid'"}
-	// Each kind of object a schema can hold: its catalog, the column prefix
-	// of its name, owner and namespace columns, how its name is shown
-	// (empty: pgid.name), and further conditions.
-	for _, k := range []struct{ kind, catalog, col, name, where string }{
-		{"relation", "pg_class", "rel", "", ""},
-		{"function", "pg_proc", "pro", "x.oid::pg_catalog.regprocedure::pg_catalog.text", ""},
-		// A type, but not a relation's row type nor an array type: those
-		// follow their relation or element type.
-		{"type", "pg_type", "typ", "", " AND x.typrelid OPERATOR(pg_catalog.=) 0" +
-			" AND NOT EXISTS (SELECT FROM pg_catalog.pg_type e WHERE e.typarray OPERATOR(pg_catalog.=) x.oid)"},
-		{"operator", "pg_operator", "opr", "x.oid::pg_catalog.regoperator::pg_catalog.text", ""},
-		{"operator class", "pg_opclass", "opc", "", ""},
-		{"operator family", "pg_opfamily", "opf", "", ""},
-		{"collation", "pg_collation", "coll", "", ""},
-		{"conversion", "pg_conversion", "con", "", ""},
-		{"text search configuration", "pg_ts_config", "cfg", "", ""},
-		{"text search dictionary", "pg_ts_dict", "dict", "", ""},
-		{"statistics object", "pg_statistic_ext", "stx", "", ""},
-	} {
-		name := k.name
-		if name == "" {
-			name = "pg_catalog.format('pgid.%I', x." + k.col + "name)"
-		}
-		arms = append(arms, fmt.Sprintf("SELECT '%s', %s, x.%sowner FROM pg_catalog.%s x\n  "+
-			"WHERE x.%snamespace OPERATOR(pg_catalog.=) pg_catalog.to_regnamespace('pgid')%s",
-			k.kind, name, k.col, k.catalog, k.col, k.where))
-	}
-	return `
-SELECT o.kind, o.name, pg_catalog.pg_get_userbyid(o.owner) FROM (
-  ` + strings.Join(arms, "\n  UNION ALL\n  ") + `
-) o(kind, name, owner)
-WHERE o.owner OPERATOR(pg_catalog.<>) (SELECT d.datdba FROM pg_catalog.pg_database d
-                                       WHERE d.datname OPERATOR(pg_catalog.=) pg_catalog.current_database())
-  AND NOT EXISTS (SELECT FROM pg_catalog.pg_roles r WHERE r.oid OPERATOR(pg_catalog.=) o.owner
-                    AND (r.rolsuper OR r.rolname OPERATOR(pg_catalog.=) CURRENT_USER))
-ORDER BY 1, 2`
-}()
-
-// querier is a connection or a transaction.
-type querier interface {
-	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
-	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
-}
-
-// readTrust lists the objects of schema pgid that untrustedObjects finds.
-func readTrust(ctx context.Context, q querier) (trust, error) {
-	var t trust
-	err := q.QueryRow(ctx, `SELECT CURRENT_USER::pg_catalog.text, pg_catalog.pg_get_userbyid(d.datdba)
-		FROM pg_catalog.pg_database d WHERE d.datname OPERATOR(pg_catalog.=) pg_catalog.current_database()`).Scan(&t.user, &t.dbOwner)
-	if err != nil {
-		return t, fmt.Errorf("read the owners of schema pgid: %w", err)
-	}
-	rows, err := q.Query(ctx, untrustedObjects)
-	if err != nil {
-		return t, fmt.Errorf("read the owners of schema pgid: %w", err)
-	}
-	var kind, name, owner string
-	_, err = pgx.ForEachRow(rows, []any{&kind, &name, &owner}, func() error {
-		t.objects = append(t.objects, fmt.Sprintf("%s %s (owner %s)", kind, name, owner))
-		return nil
-	})
-	if err != nil {
-		return t, fmt.Errorf("read the owners of schema pgid: %w", err)
-	}
-	return t, nil
-}
-
-// err returns ErrUntrusted naming the objects another role owns, or nil.
-func (t trust) err() error {
-	if len(t.objects) == 0 {
-		return nil
-	}
-	return fmt.Errorf("%w: %s: owned by a role that is neither the role running this (%s), the database owner (%s) "+
-		"nor a superuser; such a role can redefine pgid's functions to run its own code as whoever calls them, "+
-		"so Up and Down refuse the database. "+
-		"Fix: as the database owner or a superuser, look at what is in schema pgid; if that role is not yours, "+
-		"remove it (DROP SCHEMA pgid CASCADE, when nothing of yours uses it) and run up again; if it is, give "+
-		"what it owns there to the database owner (ALTER SCHEMA pgid OWNER TO %s, ALTER ... OWNER TO for each object)",
-		ErrUntrusted, list(t.objects), t.user, t.dbOwner, t.dbOwner)
-}
 
 // list joins items, at most 5 of them, saying how many more there are.
 func list(items []string) string {
@@ -749,6 +654,9 @@ func apply(ctx context.Context, c *pgx.Conn, st step, sql string, create bool) e
 				return err
 			}
 		}
+		if err := revokeForeign(ctx, tx); err != nil {
+			return err
+		}
 		if err := trustedNow(ctx, tx); err != nil {
 			return err
 		}
@@ -816,6 +724,9 @@ func adopt(ctx context.Context, c *pgx.Conn, versioned []step, fn step, s *state
 		if _, err := tx.Exec(ctx, createTable); err != nil {
 			return err
 		}
+		if err := revokeForeign(ctx, tx); err != nil {
+			return err
+		}
 		if err := trustedNow(ctx, tx); err != nil {
 			return err
 		}
@@ -834,18 +745,6 @@ func adopt(ctx context.Context, c *pgx.Conn, versioned []step, fn step, s *state
 	}
 	*s, err = readState(ctx, c, versioned, fn)
 	return err
-}
-
-// trustedNow returns ErrUntrusted if another role owns part of schema pgid
-// as the transaction tx sees it: each step checks before it commits, so
-// that a schema pgid another role made after Up read the state (CREATE
-// SCHEMA IF NOT EXISTS then leaves it as it is) is never committed to.
-func trustedNow(ctx context.Context, tx pgx.Tx) error {
-	t, err := readTrust(ctx, tx)
-	if err != nil {
-		return err
-	}
-	return t.err()
 }
 
 // ErrUnknownVersion is returned by [Down] (wrapped, naming the files) when
