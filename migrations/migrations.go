@@ -147,40 +147,58 @@ func Schema() (string, error) {
 		return "", err
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "\n-- ==== %s ====\n\n%s\n", "owners of schema pgid", strings.TrimSpace(schemaGuard))
+	fmt.Fprintf(&b, "\n-- ==== %s ====\n\n%s\n", "trust in schema pgid", strings.TrimSpace(schemaGuard(false)))
 	for _, s := range append(versioned, fn) {
 		fmt.Fprintf(&b, "\n-- ==== %s ====\n\n%s\n", s.name, strings.TrimSpace(s.up))
 	}
-	fmt.Fprintf(&b, "\n-- ==== %s ====\n\n%s\n", "owners of schema pgid, again before commit", strings.TrimSpace(schemaGuard))
+	fmt.Fprintf(&b, "\n-- ==== %s ====\n\n%s\n", "trust in schema pgid, again before commit", strings.TrimSpace(schemaGuard(true)))
 	return b.String(), nil
 }
 
 // schemaGuard is what [Up]'s ErrUntrusted check is in [Schema]'s text: it
-// raises SQLSTATE 42501 if another role owns part of schema pgid. Schema
-// runs it first, and last so that the transaction never commits a schema
-// pgid another role created meanwhile.
-var schemaGuard = `
--- Whoever owns schema pgid or anything in it can redefine pgid's functions
--- to run its own code as whoever calls them: refuse objects whose owner is
--- not the role applying this, the database owner or a superuser.
+// raises SQLSTATE 42501 if schema pgid is not trustworthy (untrustedObjects,
+// untrustedAccess). Schema runs it first, and last so that the transaction
+// never commits a schema pgid another role changed meanwhile; the last run
+// first revokes what default privileges gave pgid's new objects, as Up does.
+func schemaGuard(revoke bool) string {
+	loop := ""
+	if revoke {
+		loop = `
+  FOR pgid_row IN ` + untrustedAccess + ` LOOP
+    IF pgid_row.revoke THEN
+      EXECUTE pgid_row.fix;
+    END IF;
+  END LOOP;`
+	}
+	return `
+-- Whoever owns schema pgid or anything in it, or may put code on it (a
+-- trigger, an extension, CREATE on the schema, ...), can make pgid run its
+-- own code as whoever calls pgid's functions: refuse such a schema.
 SET LOCAL search_path = pg_catalog, pg_temp;
 DO $pgid$
 DECLARE
-  bad text;
-BEGIN
-  SELECT string_agg(format('%s %s (owner %s)', u.kind, u.name, u.owner), ', ') INTO bad
+  pgid_bad text;
+  pgid_row record;
+BEGIN` + loop + `
+  SELECT string_agg(format('%s %s (owner %s)', u.kind, u.name, u.owner), ', ') INTO pgid_bad
   FROM (` + untrustedObjects + `) u(kind, name, owner);
-  IF bad IS NOT NULL THEN
-    RAISE EXCEPTION 'pgid: schema pgid is not trustworthy: %', bad
+  IF pgid_bad IS NULL THEN
+    SELECT string_agg(format('%s (fix: %s)', a.problem, a.fix), ', ') INTO pgid_bad
+    FROM (` + untrustedAccess + `) a(problem, fix, revoke);
+  END IF;
+  IF pgid_bad IS NOT NULL THEN
+    RAISE EXCEPTION 'pgid: schema pgid is not trustworthy: %', pgid_bad
       USING ERRCODE = 'insufficient_privilege',
-        DETAIL = format('Their owner is neither the role applying this (%s), the database owner nor a superuser, '
-                        'and can redefine pgid''s functions to run its own code as whoever calls them.', current_user),
-        HINT = 'As the database owner or a superuser, look at what is in schema pgid; if that role is not yours, '
-               'remove schema pgid with everything in it (when nothing of yours uses it) and apply this again; if it is, '
-               'give what it owns there to the database owner (ALTER ... OWNER TO).';
+        DETAIL = format('Only the role applying this (%s), the roles whose privileges it has, the database owner '
+                        'and superusers may own objects in schema pgid or put code on them; another role could '
+                        'run its own code as whoever calls pgid''s functions.', current_user),
+        HINT = 'As the database owner or a superuser, run each fix named; for an object another role owns, '
+               'remove schema pgid with everything in it (when nothing of yours uses it) and apply this again, '
+               'or give the object to the database owner (ALTER ... OWNER TO).';
   END IF;
 END
 $pgid$;`
+}
 
 // Latest is the version [Up] brings a database to: the number of versioned
 // files in [FS].

@@ -327,3 +327,37 @@ func TestMembersOfOwningRoleTrusted(t *testing.T) {
 		t.Errorf("superuser: %v", err)
 	}
 }
+
+// Schema's text, run by another tool as the database owner, revokes what
+// the owner's default privileges gave pgid's objects, as Up does, and
+// refuses a schema pgid on which another role holds CREATE.
+func TestSchemaRevokesDefaultPrivileges(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	schema, err := migrations.Schema()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dsn, su, _, owner := ownedDB(t)
+	app, _ := grantAllOnDatabase(t, dsn, su)
+	t.Cleanup(func() { su.Exec(context.Background(), "DROP OWNED BY "+app) })
+	for _, kind := range []string{"TABLES", "FUNCTIONS", "TYPES", "SCHEMAS"} {
+		if _, err := owner.Exec(ctx, "ALTER DEFAULT PRIVILEGES GRANT ALL ON "+kind+" TO "+app); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := owner.Exec(ctx, "BEGIN; "+schema+"; COMMIT"); err != nil {
+		t.Fatalf("Schema's text as the owner: %v", err)
+	}
+	if got := foreignPrivileges(t, su, app); len(got) > 0 {
+		t.Errorf("after Schema's text, %s holds:\n%s", app, strings.Join(got, "\n"))
+	}
+	if _, err := owner.Exec(ctx, "GRANT CREATE ON SCHEMA pgid TO "+app); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := owner.Exec(ctx, "BEGIN; "+schema+"; COMMIT"); pgtest.SQLState(err) != "42501" ||
+		!strings.Contains(err.Error(), "REVOKE CREATE ON SCHEMA pgid FROM "+app) {
+		t.Errorf("Schema's text with CREATE on schema pgid for %s: %v; want 42501 naming the REVOKE", app, err)
+	}
+	owner.Exec(ctx, "ROLLBACK")
+}
