@@ -361,3 +361,53 @@ func TestSchemaRevokesDefaultPrivileges(t *testing.T) {
 	}
 	owner.Exec(ctx, "ROLLBACK")
 }
+
+// After Up, PUBLIC holds on each object of schema pgid exactly what the
+// runner's table of expected privileges (publicGrants) says, so that the
+// table the trust check reads is the one truth about pgid's grants.
+func TestPublicGrantsTable(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	conn := pgtest.Connect(t, pgtest.DB(t), pgx.QueryExecModeCacheStatement)
+	rows, err := conn.Query(ctx, `
+		WITH o(kind, name, acl) AS (
+		  SELECT 'schema', nspname::text, coalesce(nspacl, acldefault('n', nspowner)) FROM pg_namespace WHERE nspname = 'pgid'
+		  UNION ALL SELECT CASE relkind WHEN 'S' THEN 'sequence' ELSE 'table' END, relname::text,
+		                   coalesce(relacl, acldefault(CASE relkind WHEN 'S' THEN 's' ELSE 'r' END::"char", relowner))
+		    FROM pg_class WHERE relnamespace = 'pgid'::regnamespace AND relkind IN ('r', 'p', 'v', 'm', 'f', 'S')
+		  UNION ALL SELECT 'function', proname::text, coalesce(proacl, acldefault('f', proowner))
+		    FROM pg_proc WHERE pronamespace = 'pgid'::regnamespace
+		  UNION ALL SELECT 'type', typname::text, coalesce(typacl, acldefault('T', typowner)) FROM pg_type t
+		    WHERE typnamespace = 'pgid'::regnamespace AND typrelid = 0
+		      AND NOT EXISTS (SELECT FROM pg_type e WHERE e.typarray = t.oid))
+		SELECT o.kind, o.name, coalesce((SELECT string_agg(e.privilege_type, ',' ORDER BY e.privilege_type)
+		                                 FROM aclexplode(o.acl) e WHERE e.grantee = 0), '')
+		FROM o ORDER BY 1, 2`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type object struct{ kind, name, public string }
+	objects, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (object, error) {
+		var o object
+		return o, r.Scan(&o.kind, &o.name, &o.public)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	grants := migrations.PublicGrants()
+	for _, o := range objects {
+		want := ""
+		for _, g := range grants {
+			if g[0] == o.kind && (g[1] == o.name || strings.HasSuffix(g[1], "*") && strings.HasPrefix(o.name, strings.TrimSuffix(g[1], "*"))) {
+				want = g[2]
+				break
+			}
+		}
+		if o.public != want {
+			t.Errorf("%s pgid.%s: PUBLIC holds %q, the table of expected privileges says %q", o.kind, o.name, o.public, want)
+		}
+	}
+	if len(objects) < 4 {
+		t.Errorf("only %d objects in schema pgid: %v", len(objects), objects)
+	}
+}
