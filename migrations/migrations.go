@@ -234,10 +234,11 @@ type Status struct {
 	// Unknown lists recorded versioned files that [FS] does not have (a
 	// newer pgid applied them).
 	Unknown []string
-	// Untrusted lists the objects of schema pgid (the schema itself
-	// included) owned by a role that [Up] does not trust, each with its
-	// owner, e.g. "schema pgid (owner app_user)". While it is not empty the
-	// version table is not read: Version and Functions are zero.
+	// Untrusted lists what makes schema pgid untrustworthy (see
+	// [ErrUntrusted]): objects owned by a role [Up] does not trust, e.g.
+	// "schema pgid (owner app_user)", then triggers, rules, policies,
+	// extensions and privileges, each with its fix. While it is not empty
+	// the version table is not read: Version and Functions are zero.
 	Untrusted []string
 	// Missing lists the functions and domains that the recorded versions
 	// say exist but that schema pgid lacks.
@@ -268,8 +269,8 @@ type state struct {
 }
 
 // Version returns the newest versioned migration applied to db's database
-// (0 if none). It only reads, so any role may call it. When another role
-// owns part of schema pgid the version is not read: Version returns
+// (0 if none). It only reads, so any role may call it. When schema pgid
+// is not trustworthy the version is not read: Version returns
 // [ErrUntrusted] (see [Status].Untrusted).
 func Version[D DB](ctx context.Context, db D) (int, error) {
 	s, err := ReadStatus(ctx, db)
@@ -383,13 +384,16 @@ func readState(ctx context.Context, c *pgx.Conn, versioned []step, fn step) (sta
 	return s, s.readMissing(ctx, c, versioned, fn)
 }
 
-// ErrUntrusted is returned (wrapped, naming the objects, their owners and
-// the fix) by [Up] and [Down], and set in [Status].Err, when schema pgid
-// cannot be trusted: it, [VersionTable] or another object in it is owned by
-// a role other than the role running the call, the database owner or a
-// superuser (such a role can redefine pgid's functions and so act as
-// whoever calls them), or [VersionTable] records objects that the database
-// lacks. Nothing is applied or read from the version table.
+// ErrUntrusted is returned (wrapped, naming the problem and the fix) by
+// [Up], [Down] and [Version], and set in [Status].Err, when another role
+// could make pgid run its code: an object of schema pgid is owned by a role
+// that is not trusted, a relation there has a trigger, rule or policy, an
+// extension has objects there, or a role that is not trusted holds a
+// privilege beyond what pgid grants PUBLIC; or when [VersionTable] records
+// objects that the database lacks. Trusted are the role running the call,
+// the roles whose privileges it has (not for a superuser), the database
+// owner and superusers. Nothing is applied or read from the version table.
+// See "Security notes" in the README.
 var ErrUntrusted = errors.New("pgid migrations: schema pgid is not trustworthy")
 
 // list joins items, at most 5 of them, saying how many more there are.
@@ -553,9 +557,9 @@ func recordedVersion(r record) string {
 // have in whatever edition they were given, are applied.
 //
 // Up refuses, applying nothing, a schema pgid that is not trustworthy
-// ([ErrUntrusted]: another role owns part of it, or [VersionTable] records
-// objects that it lacks) and checks the owners again in each step's
-// transaction before committing it; see Roles in the package documentation.
+// ([ErrUntrusted]) and checks it again in each step's transaction before
+// committing it, after revoking what the owner's default privileges gave
+// the objects the step created; see Roles in the package documentation.
 //
 // When db is a *pgxpool.Pool and Up applied anything, Up resets the pool
 // (pgxpool.Pool.Reset): connections made before, whose
@@ -796,8 +800,8 @@ var ErrUnknownVersion = errors.New("pgid migrations: the database has migrations
 //
 // Down waits for [LockKey] as [Up] does and, like it, leaves the session as
 // it found it. A database with versioned files this pgid does not know is
-// refused with [ErrUnknownVersion], one with a schema pgid that another role
-// owns part of with [ErrUntrusted] (drop it by hand, as the error says).
+// refused with [ErrUnknownVersion], one with a schema pgid that is not
+// trustworthy with [ErrUntrusted] (fix it by hand, as the error says).
 func Down[D DB](ctx context.Context, db D, opts ...Option) error {
 	return run(ctx, db, "down", opts, func(c *pgx.Conn, versioned []step, fn step, s state) error {
 		if err := s.check(versioned); err != nil {
