@@ -140,7 +140,10 @@ func readFile(name string) (b []byte, up, down string, err error) {
 // preceded by a comment naming it: pgid's schema as one text for tools
 // that read DDL (sqlc's schema list) or another migration tool. It is
 // idempotent and must run as one transaction (the steps SET LOCAL their
-// search_path); it does not write [VersionTable].
+// search_path); it does not write [VersionTable]. Like [Up], it raises
+// SQLSTATE 42501 on a schema pgid that is not trustworthy, before and again
+// after installing, and revokes what default privileges gave pgid's new
+// objects.
 func Schema() (string, error) {
 	versioned, fn, err := load()
 	if err != nil {
@@ -331,10 +334,10 @@ func (s state) status(versioned []step, fn step) Status {
 }
 
 // readState reads VersionTable, or TernVersionTable if there is no
-// VersionTable, after checking who owns schema pgid and what is in it: while
-// another role owns any of it, neither table is read (a view or a row
-// security policy of that role would run its code as this session's role),
-// and only the trust part of the state is filled in.
+// VersionTable, after checking schema pgid (readTrust): while it is not
+// trustworthy, neither table is read (another role's view or policy would
+// run its code as this session's role), and only the trust part of the
+// state is filled in.
 func readState(ctx context.Context, c *pgx.Conn, versioned []step, fn step) (state, error) {
 	var s state
 	var err error
@@ -470,7 +473,7 @@ func (s *state) readMissing(ctx context.Context, c *pgx.Conn, versioned []step, 
 }
 
 // upError returns what Up refuses the database with before applying
-// anything: ErrUntrusted (another role owns part of schema pgid, or objects
+// anything: ErrUntrusted (schema pgid is not trustworthy, or objects
 // the version table records are missing), ErrChecksum, or nil.
 func (s state) upError(versioned []step) error {
 	if err := s.trust.err(); err != nil {
