@@ -174,6 +174,8 @@ func TestRefuseForeignPrivileges(t *testing.T) {
 		{"column", "GRANT UPDATE (checksum) ON pgid.schema_migrations TO %s", "REVOKE UPDATE (checksum) ON TABLE pgid.schema_migrations FROM %s CASCADE"},
 		{"public", "GRANT TRIGGER ON pgid.schema_migrations TO PUBLIC", "REVOKE TRIGGER ON TABLE pgid.schema_migrations FROM PUBLIC CASCADE"},
 		{"function with grant option", "GRANT EXECUTE ON FUNCTION pgid.gen_ulid() TO %s WITH GRANT OPTION", "REVOKE GRANT OPTION FOR EXECUTE ON ROUTINE pgid.gen_ulid() FROM %s CASCADE"},
+		{"domain with grant option", "GRANT USAGE ON DOMAIN pgid.ulid TO %s WITH GRANT OPTION", "REVOKE GRANT OPTION FOR USAGE ON TYPE pgid.ulid FROM %s CASCADE"},
+		{"sequence", "CREATE SEQUENCE pgid.counter; GRANT USAGE, UPDATE ON SEQUENCE pgid.counter TO %s", "REVOKE UPDATE, USAGE ON SEQUENCE pgid.counter FROM %s CASCADE"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()

@@ -124,6 +124,7 @@ WITH acl(kind, bare, name, target, cols, owner, acl) AS (
          pg_catalog.format('TABLE pgid.%I', c.relname), pg_catalog.format(' (%I)', a.attname), c.relowner, a.attacl
   FROM pg_catalog.pg_attribute a JOIN pg_catalog.pg_class c ON c.oid OPERATOR(pg_catalog.=) a.attrelid
   WHERE c.relnamespace OPERATOR(pg_catalog.=) pg_catalog.to_regnamespace('pgid') AND a.attacl IS NOT NULL
+    AND NOT a.attisdropped
   UNION ALL
   SELECT 'function', x.proname::pg_catalog.text, pg_catalog.format('function %s', x.oid::pg_catalog.regprocedure),
          pg_catalog.format('ROUTINE %s', x.oid::pg_catalog.regprocedure), '', x.proowner,
