@@ -167,11 +167,13 @@ func schemaGuard(revoke bool) string {
 	loop := ""
 	if revoke {
 		loop = `
-  FOR pgid_row IN ` + untrustedAccess + ` LOOP
-    IF pgid_row.revoke THEN
-      EXECUTE pgid_row.fix;
-    END IF;
-  END LOOP;`
+  IF NOT EXISTS (` + untrustedObjects + `) THEN
+    FOR pgid_row IN ` + untrustedAccess + ` LOOP
+      IF pgid_row.revoke THEN
+        EXECUTE pgid_row.fix;
+      END IF;
+    END LOOP;
+  END IF;`
 	}
 	return `
 -- Whoever owns schema pgid or anything in it, or may put code on it (a
@@ -679,9 +681,6 @@ func apply(ctx context.Context, c *pgx.Conn, st step, sql string, create bool) e
 				return err
 			}
 		}
-		if err := revokeForeign(ctx, tx); err != nil {
-			return err
-		}
 		if err := trustedNow(ctx, tx); err != nil {
 			return err
 		}
@@ -747,9 +746,6 @@ func adopt(ctx context.Context, c *pgx.Conn, versioned []step, fn step, s *state
 			return err
 		}
 		if _, err := tx.Exec(ctx, createTable); err != nil {
-			return err
-		}
-		if err := revokeForeign(ctx, tx); err != nil {
 			return err
 		}
 		if err := trustedNow(ctx, tx); err != nil {

@@ -27,6 +27,7 @@ var publicGrants = []struct{ kind, name, privileges string }{
 type trust struct {
 	objects []string // owned by a role not trusted, each "kind name (owner role)"
 	access  []string // triggers, rules, policies, extensions, privileges: each "what (fix: statement)"
+	revokes []string // the fixes of access that Up applies itself: REVOKE statements
 	user    string   // the role running the query
 	dbOwner string   // the database owner
 }
@@ -220,58 +221,23 @@ func readTrust(ctx context.Context, q querier) (trust, error) {
 	if err != nil {
 		return t, fmt.Errorf("read the owners of schema pgid: %w", err)
 	}
-	problems, err := readAccess(ctx, q)
+	rows, err = q.Query(ctx, untrustedAccess)
 	if err != nil {
-		return t, err
+		return t, fmt.Errorf("read the privileges on schema pgid: %w", err)
 	}
-	for _, p := range problems {
-		t.access = append(t.access, fmt.Sprintf("%s (fix: %s)", p.problem, p.fix))
-	}
-	return t, nil
-}
-
-// accessProblem is a row of untrustedAccess.
-type accessProblem struct {
-	problem, fix string
-	revoke       bool
-}
-
-// readAccess runs untrustedAccess.
-func readAccess(ctx context.Context, q querier) ([]accessProblem, error) {
-	rows, err := q.Query(ctx, untrustedAccess)
-	if err != nil {
-		return nil, fmt.Errorf("read the privileges on schema pgid: %w", err)
-	}
-	var out []accessProblem
-	var p accessProblem
-	_, err = pgx.ForEachRow(rows, []any{&p.problem, &p.fix, &p.revoke}, func() error {
-		out = append(out, p)
+	var problem, fix string
+	var revoke bool
+	_, err = pgx.ForEachRow(rows, []any{&problem, &fix, &revoke}, func() error {
+		t.access = append(t.access, fmt.Sprintf("%s (fix: %s)", problem, fix))
+		if revoke {
+			t.revokes = append(t.revokes, fix)
+		}
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("read the privileges on schema pgid: %w", err)
+		return t, fmt.Errorf("read the privileges on schema pgid: %w", err)
 	}
-	return out, nil
-}
-
-// revokeForeign revokes, in the step's transaction tx, the privileges on
-// schema pgid's objects that untrustedAccess finds: those that default
-// privileges (ALTER DEFAULT PRIVILEGES) gave the objects the step created.
-// A privilege that was there before the step made Up refuse the database.
-func revokeForeign(ctx context.Context, tx pgx.Tx) error {
-	problems, err := readAccess(ctx, tx)
-	if err != nil {
-		return err
-	}
-	for _, p := range problems {
-		if !p.revoke {
-			continue
-		}
-		if _, err := tx.Exec(ctx, p.fix); err != nil {
-			return fmt.Errorf("%s: %w", p.fix, err)
-		}
-	}
-	return nil
+	return t, nil
 }
 
 // trusted names who trust's errors say is trusted.
@@ -308,10 +274,25 @@ func (t trust) err() error {
 // trustedNow returns ErrUntrusted if schema pgid, as the transaction tx
 // sees it, is not trustworthy: each step checks before it commits, so that
 // a schema pgid another role made after Up read the state (CREATE SCHEMA
-// IF NOT EXISTS then leaves it as it is) is never committed to.
+// IF NOT EXISTS then leaves it as it is) is never committed to. While no
+// untrusted role owns anything there, it first revokes the privileges that
+// untrustedAccess finds: those that default privileges (ALTER DEFAULT
+// PRIVILEGES) gave the objects the step created (any that were there
+// before made Up refuse the database).
 func trustedNow(ctx context.Context, tx pgx.Tx) error {
 	t, err := readTrust(ctx, tx)
 	if err != nil {
+		return err
+	}
+	if len(t.objects) > 0 || len(t.revokes) == 0 {
+		return t.err()
+	}
+	for _, fix := range t.revokes {
+		if _, err := tx.Exec(ctx, fix); err != nil {
+			return fmt.Errorf("%s: %w", fix, err)
+		}
+	}
+	if t, err = readTrust(ctx, tx); err != nil {
 		return err
 	}
 	return t.err()
