@@ -104,19 +104,22 @@
 // with [ErrNotOwner]. To limit pgid to some roles, REVOKE those grants from
 // PUBLIC and grant them to the roles.
 //
-// Whoever owns schema pgid, or anything in it, can redefine pgid's functions
-// and so run code as every role that calls them, superusers included. [Up],
-// [Down] and [ReadStatus] therefore trust only objects owned by the role
-// running them, the database owner or a superuser: a schema pgid that
-// another role created first (any role with CREATE on the database can),
-// or a function, table, type or other object in it owned by such a role,
-// makes Up and Down return [ErrUntrusted] naming the objects, their owners
-// and the fix, before they read [VersionTable] or apply anything, and sets
-// [Status].Err and [Status].Untrusted. Each step checks again inside its
-// transaction before it commits. Up also refuses a [VersionTable] that
-// records steps whose functions or domains the schema lacks (a forged or
-// stale table; [Status].Missing), and [Status].Err is always what Up would
-// refuse the database with, [ErrChecksum] included.
+// Whoever owns schema pgid or anything in it, or may put code on it,
+// can make pgid's functions run that code as every role that calls them,
+// superusers included. [Up], [Down] and [ReadStatus] therefore refuse
+// ([ErrUntrusted], naming each problem and the statement that fixes it,
+// before they read [VersionTable] or apply anything) a schema pgid in
+// which an object is owned by a role they do not trust, a relation has a
+// trigger, rule or policy, an extension has objects, or a role they do not
+// trust holds more than PUBLIC is given (CREATE on the schema, INSERT or
+// TRIGGER on [VersionTable], a grant option, ...). Trusted are the role
+// running them, the roles whose privileges it has (pg_has_role USAGE; not
+// for a superuser), the database owner and superusers. Up revokes what the
+// owner's default privileges give the objects it creates, and each step
+// checks again before it commits. Up also refuses a [VersionTable] that
+// records steps whose functions or domains the schema lacks
+// ([Status].Missing); [Status].Err is always what Up would refuse the
+// database with. README "Security notes" lists what is not checked.
 //
 // # Functions
 //

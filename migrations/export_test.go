@@ -21,3 +21,12 @@ func ExpectedNames() (functions, domains []string) {
 	}
 	return functions, domains
 }
+
+// PublicGrants exposes publicGrants to the tests: kind, name, privileges.
+func PublicGrants() [][3]string {
+	var out [][3]string
+	for _, g := range publicGrants {
+		out = append(out, [3]string{g.kind, g.name, g.privileges})
+	}
+	return out
+}

@@ -140,47 +140,70 @@ func readFile(name string) (b []byte, up, down string, err error) {
 // preceded by a comment naming it: pgid's schema as one text for tools
 // that read DDL (sqlc's schema list) or another migration tool. It is
 // idempotent and must run as one transaction (the steps SET LOCAL their
-// search_path); it does not write [VersionTable].
+// search_path); it does not write [VersionTable]. Like [Up], it raises
+// SQLSTATE 42501 on a schema pgid that is not trustworthy, before and again
+// after installing, and revokes what default privileges gave pgid's new
+// objects.
 func Schema() (string, error) {
 	versioned, fn, err := load()
 	if err != nil {
 		return "", err
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "\n-- ==== %s ====\n\n%s\n", "owners of schema pgid", strings.TrimSpace(schemaGuard))
+	fmt.Fprintf(&b, "\n-- ==== %s ====\n\n%s\n", "trust in schema pgid", strings.TrimSpace(schemaGuard(false)))
 	for _, s := range append(versioned, fn) {
 		fmt.Fprintf(&b, "\n-- ==== %s ====\n\n%s\n", s.name, strings.TrimSpace(s.up))
 	}
-	fmt.Fprintf(&b, "\n-- ==== %s ====\n\n%s\n", "owners of schema pgid, again before commit", strings.TrimSpace(schemaGuard))
+	fmt.Fprintf(&b, "\n-- ==== %s ====\n\n%s\n", "trust in schema pgid, again before commit", strings.TrimSpace(schemaGuard(true)))
 	return b.String(), nil
 }
 
 // schemaGuard is what [Up]'s ErrUntrusted check is in [Schema]'s text: it
-// raises SQLSTATE 42501 if another role owns part of schema pgid. Schema
-// runs it first, and last so that the transaction never commits a schema
-// pgid another role created meanwhile.
-var schemaGuard = `
--- Whoever owns schema pgid or anything in it can redefine pgid's functions
--- to run its own code as whoever calls them: refuse objects whose owner is
--- not the role applying this, the database owner or a superuser.
+// raises SQLSTATE 42501 if schema pgid is not trustworthy (untrustedObjects,
+// untrustedAccess). Schema runs it first, and last so that the transaction
+// never commits a schema pgid another role changed meanwhile; the last run
+// first revokes what default privileges gave pgid's new objects, as Up does.
+func schemaGuard(revoke bool) string {
+	loop := ""
+	if revoke {
+		loop = `
+  IF NOT EXISTS (` + untrustedObjects + `) THEN
+    FOR pgid_row IN ` + untrustedAccess + ` LOOP
+      IF pgid_row.revoke THEN
+        EXECUTE pgid_row.fix;
+      END IF;
+    END LOOP;
+  END IF;`
+	}
+	return `
+-- Whoever owns schema pgid or anything in it, or may put code on it (a
+-- trigger, an extension, CREATE on the schema, ...), can make pgid run its
+-- own code as whoever calls pgid's functions: refuse such a schema.
 SET LOCAL search_path = pg_catalog, pg_temp;
 DO $pgid$
 DECLARE
-  bad text;
-BEGIN
-  SELECT string_agg(format('%s %s (owner %s)', u.kind, u.name, u.owner), ', ') INTO bad
+  pgid_bad text;
+  pgid_row record;
+BEGIN` + loop + `
+  SELECT string_agg(format('%s %s (owner %s)', u.kind, u.name, u.owner), ', ') INTO pgid_bad
   FROM (` + untrustedObjects + `) u(kind, name, owner);
-  IF bad IS NOT NULL THEN
-    RAISE EXCEPTION 'pgid: schema pgid is not trustworthy: %', bad
+  IF pgid_bad IS NULL THEN
+    SELECT string_agg(format('%s (fix: %s)', a.problem, a.fix), ', ') INTO pgid_bad
+    FROM (` + untrustedAccess + `) a(problem, fix, revoke);
+  END IF;
+  IF pgid_bad IS NOT NULL THEN
+    RAISE EXCEPTION 'pgid: schema pgid is not trustworthy: %', pgid_bad
       USING ERRCODE = 'insufficient_privilege',
-        DETAIL = format('Their owner is neither the role applying this (%s), the database owner nor a superuser, '
-                        'and can redefine pgid''s functions to run its own code as whoever calls them.', current_user),
-        HINT = 'As the database owner or a superuser, look at what is in schema pgid; if that role is not yours, '
-               'remove schema pgid with everything in it (when nothing of yours uses it) and apply this again; if it is, '
-               'give what it owns there to the database owner (ALTER ... OWNER TO).';
+        DETAIL = format('Only the role applying this (%s), the roles whose privileges it has, the database owner '
+                        'and superusers may own objects in schema pgid or put code on them; another role could '
+                        'run its own code as whoever calls pgid''s functions.', current_user),
+        HINT = 'As the database owner or a superuser, run each fix named; for an object another role owns, '
+               'remove schema pgid with everything in it (when nothing of yours uses it) and apply this again, '
+               'or give the object to the database owner (ALTER ... OWNER TO).';
   END IF;
 END
 $pgid$;`
+}
 
 // Latest is the version [Up] brings a database to: the number of versioned
 // files in [FS].
@@ -216,10 +239,11 @@ type Status struct {
 	// Unknown lists recorded versioned files that [FS] does not have (a
 	// newer pgid applied them).
 	Unknown []string
-	// Untrusted lists the objects of schema pgid (the schema itself
-	// included) owned by a role that [Up] does not trust, each with its
-	// owner, e.g. "schema pgid (owner app_user)". While it is not empty the
-	// version table is not read: Version and Functions are zero.
+	// Untrusted lists what makes schema pgid untrustworthy (see
+	// [ErrUntrusted]): objects owned by a role [Up] does not trust, e.g.
+	// "schema pgid (owner app_user)", then triggers, rules, policies,
+	// extensions and privileges, each with its fix. While it is not empty
+	// the version table is not read: Version and Functions are zero.
 	Untrusted []string
 	// Missing lists the functions and domains that the recorded versions
 	// say exist but that schema pgid lacks.
@@ -266,8 +290,8 @@ type state struct {
 }
 
 // Version returns the newest versioned migration applied to db's database
-// (0 if none). It only reads, so any role may call it. When another role
-// owns part of schema pgid the version is not read: Version returns
+// (0 if none). It only reads, so any role may call it. When schema pgid
+// is not trustworthy the version is not read: Version returns
 // [ErrUntrusted] (see [Status].Untrusted).
 func Version[D DB](ctx context.Context, db D) (int, error) {
 	s, err := ReadStatus(ctx, db)
@@ -311,7 +335,7 @@ func ReadStatus[D DB](ctx context.Context, db D) (Status, error) {
 }
 
 func (s state) status(versioned []step, fn step) Status {
-	st := Status{Untrusted: s.trust.objects, Missing: s.missing}
+	st := Status{Untrusted: append(slices.Clone(s.trust.objects), s.trust.access...), Missing: s.missing}
 	if !s.table {
 		if s.tern {
 			st.Version, st.Tern = s.ternVer, true
@@ -336,10 +360,10 @@ func (s state) status(versioned []step, fn step) Status {
 }
 
 // readState reads VersionTable, or TernVersionTable if there is no
-// VersionTable, after checking who owns schema pgid and what is in it: while
-// another role owns any of it, neither table is read (a view or a row
-// security policy of that role would run its code as this session's role),
-// and only the trust part of the state is filled in.
+// VersionTable, after checking schema pgid (readTrust): while it is not
+// trustworthy, neither table is read (another role's view or policy would
+// run its code as this session's role), and only the trust part of the
+// state is filled in.
 func readState(ctx context.Context, c *pgx.Conn, versioned []step, fn step) (state, error) {
 	var s state
 	var err error
@@ -347,7 +371,7 @@ func readState(ctx context.Context, c *pgx.Conn, versioned []step, fn step) (sta
 	if s.trust, err = readTrust(ctx, c); err != nil {
 		return s, err
 	}
-	if len(s.trust.objects) > 0 {
+	if len(s.trust.objects) > 0 || len(s.trust.access) > 0 {
 		return s, nil
 	}
 	// The tern table counts only as tern made it: a plain table of the owner
@@ -389,109 +413,17 @@ func readState(ctx context.Context, c *pgx.Conn, versioned []step, fn step) (sta
 	return s, s.readMissing(ctx, c, versioned, fn)
 }
 
-// ErrUntrusted is returned (wrapped, naming the objects, their owners and
-// the fix) by [Up] and [Down], and set in [Status].Err, when schema pgid
-// cannot be trusted: it, [VersionTable] or another object in it is owned by
-// a role other than the role running the call, the database owner or a
-// superuser (such a role can redefine pgid's functions and so act as
-// whoever calls them), or [VersionTable] records objects that the database
-// lacks. Nothing is applied or read from the version table.
+// ErrUntrusted is returned (wrapped, naming the problem and the fix) by
+// [Up], [Down] and [Version], and set in [Status].Err, when another role
+// could make pgid run its code: an object of schema pgid is owned by a role
+// that is not trusted, a relation there has a trigger, rule or policy, an
+// extension has objects there, or a role that is not trusted holds a
+// privilege beyond what pgid grants PUBLIC; or when [VersionTable] records
+// objects that the database lacks. Trusted are the role running the call,
+// the roles whose privileges it has (not for a superuser), the database
+// owner and superusers. Nothing is applied or read from the version table.
+// See "Security notes" in the README.
 var ErrUntrusted = errors.New("pgid migrations: schema pgid is not trustworthy")
-
-// trust is who owns schema pgid and what is in it.
-type trust struct {
-	objects []string // owned by a role not trusted, each "kind name (owner role)"
-	user    string   // the role running the query
-	dbOwner string   // the database owner
-}
-
-// untrustedObjects lists every object of schema pgid, the schema too, whose
-// owner is not trusted: not the role running the query, not the database
-// owner and not a superuser. Such a role can change the object (a schema's
-// owner can drop and recreate anything in it), and so make pgid's functions
-// run its code as whoever calls them.
-var untrustedObjects = func() string {
-	arms := []string{"SELECT 'schema', 'pgid', x.nspowner FROM pg_catalog.pg_namespace x WHERE x.nspname OPERATOR(pg_catalog.=) 'pgid'"}
-	// Each kind of object a schema can hold: its catalog, the column prefix
-	// of its name, owner and namespace columns, how its name is shown
-	// (empty: pgid.name), and further conditions.
-	for _, k := range []struct{ kind, catalog, col, name, where string }{
-		{"relation", "pg_class", "rel", "", ""},
-		{"function", "pg_proc", "pro", "x.oid::pg_catalog.regprocedure::pg_catalog.text", ""},
-		// A type, but not a relation's row type nor an array type: those
-		// follow their relation or element type.
-		{"type", "pg_type", "typ", "", " AND x.typrelid OPERATOR(pg_catalog.=) 0" +
-			" AND NOT EXISTS (SELECT FROM pg_catalog.pg_type e WHERE e.typarray OPERATOR(pg_catalog.=) x.oid)"},
-		{"operator", "pg_operator", "opr", "x.oid::pg_catalog.regoperator::pg_catalog.text", ""},
-		{"operator class", "pg_opclass", "opc", "", ""},
-		{"operator family", "pg_opfamily", "opf", "", ""},
-		{"collation", "pg_collation", "coll", "", ""},
-		{"conversion", "pg_conversion", "con", "", ""},
-		{"text search configuration", "pg_ts_config", "cfg", "", ""},
-		{"text search dictionary", "pg_ts_dict", "dict", "", ""},
-		{"statistics object", "pg_statistic_ext", "stx", "", ""},
-	} {
-		name := k.name
-		if name == "" {
-			name = "pg_catalog.format('pgid.%I', x." + k.col + "name)"
-		}
-		arms = append(arms, fmt.Sprintf("SELECT '%s', %s, x.%sowner FROM pg_catalog.%s x\n  "+
-			"WHERE x.%snamespace OPERATOR(pg_catalog.=) pg_catalog.to_regnamespace('pgid')%s",
-			k.kind, name, k.col, k.catalog, k.col, k.where))
-	}
-	return `
-SELECT o.kind, o.name, pg_catalog.pg_get_userbyid(o.owner) FROM (
-  ` + strings.Join(arms, "\n  UNION ALL\n  ") + `
-) o(kind, name, owner)
-WHERE o.owner OPERATOR(pg_catalog.<>) (SELECT d.datdba FROM pg_catalog.pg_database d
-                                       WHERE d.datname OPERATOR(pg_catalog.=) pg_catalog.current_database())
-  AND NOT EXISTS (SELECT FROM pg_catalog.pg_roles r WHERE r.oid OPERATOR(pg_catalog.=) o.owner
-                    AND (r.rolsuper OR r.rolname OPERATOR(pg_catalog.=) CURRENT_USER))
-ORDER BY 1, 2`
-}()
-
-// querier is a connection or a transaction.
-type querier interface {
-	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
-	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
-}
-
-// readTrust lists the objects of schema pgid that untrustedObjects finds.
-func readTrust(ctx context.Context, q querier) (trust, error) {
-	var t trust
-	err := q.QueryRow(ctx, `SELECT CURRENT_USER::pg_catalog.text, pg_catalog.pg_get_userbyid(d.datdba)
-		FROM pg_catalog.pg_database d WHERE d.datname OPERATOR(pg_catalog.=) pg_catalog.current_database()`).Scan(&t.user, &t.dbOwner)
-	if err != nil {
-		return t, fmt.Errorf("read the owners of schema pgid: %w", err)
-	}
-	rows, err := q.Query(ctx, untrustedObjects)
-	if err != nil {
-		return t, fmt.Errorf("read the owners of schema pgid: %w", err)
-	}
-	var kind, name, owner string
-	_, err = pgx.ForEachRow(rows, []any{&kind, &name, &owner}, func() error {
-		t.objects = append(t.objects, fmt.Sprintf("%s %s (owner %s)", kind, name, owner))
-		return nil
-	})
-	if err != nil {
-		return t, fmt.Errorf("read the owners of schema pgid: %w", err)
-	}
-	return t, nil
-}
-
-// err returns ErrUntrusted naming the objects another role owns, or nil.
-func (t trust) err() error {
-	if len(t.objects) == 0 {
-		return nil
-	}
-	return fmt.Errorf("%w: %s: owned by a role that is neither the role running this (%s), the database owner (%s) "+
-		"nor a superuser; such a role can redefine pgid's functions to run its own code as whoever calls them, "+
-		"so Up and Down refuse the database. "+
-		"Fix: as the database owner or a superuser, look at what is in schema pgid; if that role is not yours, "+
-		"remove it (DROP SCHEMA pgid CASCADE, when nothing of yours uses it) and run up again; if it is, give "+
-		"what it owns there to the database owner (ALTER SCHEMA pgid OWNER TO %s, ALTER ... OWNER TO for each object)",
-		ErrUntrusted, list(t.objects), t.user, t.dbOwner, t.dbOwner)
-}
 
 // list joins items, at most 5 of them, saying how many more there are.
 func list(items []string) string {
@@ -567,7 +499,7 @@ func (s *state) readMissing(ctx context.Context, c *pgx.Conn, versioned []step, 
 }
 
 // upError returns what Up refuses the database with before applying
-// anything: ErrUntrusted (another role owns part of schema pgid, or objects
+// anything: ErrUntrusted (schema pgid is not trustworthy, or objects
 // the version table records are missing), ErrChecksum, or nil.
 func (s state) upError(versioned []step) error {
 	if err := s.trust.err(); err != nil {
@@ -654,9 +586,9 @@ func recordedVersion(r record) string {
 // have in whatever edition they were given, are applied.
 //
 // Up refuses, applying nothing, a schema pgid that is not trustworthy
-// ([ErrUntrusted]: another role owns part of it, or [VersionTable] records
-// objects that it lacks) and checks the owners again in each step's
-// transaction before committing it; see Roles in the package documentation.
+// ([ErrUntrusted]) and checks it again in each step's transaction before
+// committing it, after revoking what the owner's default privileges gave
+// the objects the step created; see Roles in the package documentation.
 //
 // When db is a *pgxpool.Pool and Up applied anything, Up resets the pool
 // (pgxpool.Pool.Reset): connections made before, whose
@@ -860,18 +792,6 @@ func adopt(ctx context.Context, c *pgx.Conn, versioned []step, fn step, s *state
 	return err
 }
 
-// trustedNow returns ErrUntrusted if another role owns part of schema pgid
-// as the transaction tx sees it: each step checks before it commits, so
-// that a schema pgid another role made after Up read the state (CREATE
-// SCHEMA IF NOT EXISTS then leaves it as it is) is never committed to.
-func trustedNow(ctx context.Context, tx pgx.Tx) error {
-	t, err := readTrust(ctx, tx)
-	if err != nil {
-		return err
-	}
-	return t.err()
-}
-
 // ErrUnknownVersion is returned by [Down] (wrapped, naming the files) when
 // the database recorded versioned files that [FS] does not have: a newer
 // pgid migrated it, and only that pgid knows how to revert them.
@@ -903,8 +823,8 @@ var ErrUnknownVersion = errors.New("pgid migrations: the database has migrations
 //
 // Down waits for [LockKey] as [Up] does and, like it, leaves the session as
 // it found it. A database with versioned files this pgid does not know is
-// refused with [ErrUnknownVersion], one with a schema pgid that another role
-// owns part of with [ErrUntrusted] (drop it by hand, as the error says).
+// refused with [ErrUnknownVersion], one with a schema pgid that is not
+// trustworthy with [ErrUntrusted] (fix it by hand, as the error says).
 func Down[D DB](ctx context.Context, db D, opts ...Option) error {
 	return run(ctx, db, "down", opts, func(c *pgx.Conn, versioned []step, fn step, s state) error {
 		if err := s.check(versioned); err != nil {

@@ -155,7 +155,7 @@ func printStatus(e *env, database string, st migrations.Status, asJSON bool) err
 	}
 	switch {
 	case len(st.Untrusted) > 0:
-		fmt.Fprintf(tw, "problem\tnot trustworthy: another role owns %s; up and down refuse it (stderr says how to fix it)\n", strings.Join(st.Untrusted, ", "))
+		fmt.Fprintf(tw, "problem\tnot trustworthy: %s; up and down refuse it (stderr says how to fix it)\n", strings.Join(st.Untrusted, ", "))
 	case len(st.Missing) > 0:
 		fmt.Fprintf(tw, "problem\tnot trustworthy: recorded as applied but missing: %s; up refuses it (stderr says how to fix it)\n", strings.Join(st.Missing, ", "))
 	case st.Err != nil:

@@ -22,10 +22,13 @@ refuse the database.
 
 Who: up with something to apply, and down, need the database owner, a
 superuser, or the role that owns schema pgid; any other role may use the
-domains and functions and run up when there is nothing to do. Up refuses
-(SQLSTATE 42501, naming them) while schema pgid or anything in it is owned by
-a role other than you, the database owner or a superuser: whoever owns it
-could run code as everyone who calls pgid's functions.
+domains and functions and run up when there is nothing to do (with something
+to apply it fails with SQLSTATE 42501). up, down and status refuse (naming
+each problem and its fix) while anything in schema pgid is owned by a role
+other than you, a role whose privileges you have, the database owner or a
+superuser, or another role could put code on it (a trigger, an extension,
+CREATE on the schema, more privileges than PUBLIC has): it could run code
+as everyone who calls pgid's functions.
 
   pgid migrate --database-url postgres://app@db:5432/app
   DATABASE_URL=postgres://app@db:5432/app pgid migrate status

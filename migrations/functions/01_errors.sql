@@ -98,7 +98,8 @@ BEGIN
   FOR i IN 0 .. n - 1 LOOP
     c := get_byte(b, i);
     CONTINUE WHEN c < 128 AND strpos(chars, chr(c)) > 0;
-    RAISE EXCEPTION 'invalid % %: invalid character % at position %, want %', what, q, pgid._typeid_quote_byte(c), i,
+    RAISE EXCEPTION 'invalid % %: invalid character % at position %, want %', what, q,
+      pgid._typeid_quote_byte(c::pg_catalog.int4), i,
       want_char USING ERRCODE = 'invalid_text_representation';
   END LOOP;
   IF kind = 'ulid' THEN
@@ -177,7 +178,7 @@ BEGIN
       FOR i IN 0 .. octet_length(p) - 1 LOOP
         c := get_byte(p, i);
         IF (c < 97 OR c > 122) AND c <> 95 THEN
-          msg := 'invalid character ' || pgid._typeid_quote_byte(c) || ' at position ' || i
+          msg := 'invalid character ' || pgid._typeid_quote_byte(c::pg_catalog.int4) || ' at position ' || i
                  || ' in ' || what || ', want a-z or ''_''';
           EXIT;
         END IF;
@@ -207,11 +208,12 @@ BEGIN
     IF c >= 128 OR strpos(suffix_chars, chr(c)) = 0 THEN
       RAISE EXCEPTION
         '%invalid character % at position %, want a lower-case base32 character (0-9, a-z without i, l, o, u)',
-        head, pgid._typeid_quote_byte(c), off + i USING ERRCODE = 'invalid_text_representation';
+        head, pgid._typeid_quote_byte(c::pg_catalog.int4), off + i USING ERRCODE = 'invalid_text_representation';
     END IF;
   END LOOP;
   RAISE EXCEPTION '%first suffix character % at position % is above ''7'', so the value overflows 128 bits',
-    head, pgid._typeid_quote_byte(get_byte(suf, 0)), off USING ERRCODE = 'invalid_text_representation';
+    head, pgid._typeid_quote_byte(get_byte(suf, 0)::pg_catalog.int4), off
+    USING ERRCODE = 'invalid_text_representation';
 END
 $$;
 

@@ -231,7 +231,7 @@ BEGIN
     -- END GENERATED ulid_from_text
     END IF;
   END IF;
-  RETURN pgid._parse_error('ulid', s)::pg_catalog.uuid;
+  RETURN pgid._parse_error('ulid'::pg_catalog.text, s::pg_catalog.text)::pg_catalog.uuid;
 END
 $$;
 

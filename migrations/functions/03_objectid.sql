@@ -82,7 +82,7 @@ BEGIN
     -- END GENERATED objectid_from_hex
     END IF;
   END IF;
-  RETURN pgid._parse_error('hex', s)::pg_catalog.bytea;
+  RETURN pgid._parse_error('hex'::pg_catalog.text, s::pg_catalog.text)::pg_catalog.bytea;
 END
 $$;
 
@@ -212,7 +212,7 @@ BEGIN
     -- END GENERATED objectid_from_short
     END IF;
   END IF;
-  RETURN pgid._parse_error('short', s)::pg_catalog.bytea;
+  RETURN pgid._parse_error('short'::pg_catalog.text, s::pg_catalog.text)::pg_catalog.bytea;
 END
 $$;
 

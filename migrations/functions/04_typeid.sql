@@ -61,10 +61,10 @@ BEGIN
     -- BEGIN GENERATED typeid_suffix_pattern (go generate ./migrations)
     IF (suffix COLLATE pg_catalog."C") OPERATOR(pg_catalog.~) '^[0-7][0-9a-hjkmnp-tv-z]{25}$' THEN
     -- END GENERATED typeid_suffix_pattern
-      RETURN pgid.ulid_from_text(suffix);
+      RETURN pgid.ulid_from_text(suffix::pg_catalog.text);
     END IF;
   END IF;
-  RETURN pgid._typeid_error(typeid, prefix)::pg_catalog.uuid;
+  RETURN pgid._typeid_error(typeid::pg_catalog.text, prefix::pg_catalog.text)::pg_catalog.uuid;
 END
 $$;
 

@@ -113,7 +113,7 @@ DECLARE
   epoch_seconds numeric;
   align bigint := 0;         -- where fixed-width partitions start counting
 BEGIN
-  w := pgid.partition_width(every);
+  w := pgid.partition_width(every::pg_catalog.interval);
   IF w.months > 0 THEN
     start := (extract(year FROM utc)::bigint - 1970) * 12 + extract(month FROM utc)::bigint - 1;
     start := floor(start::numeric / w.months)::bigint * w.months;
@@ -155,7 +155,7 @@ DECLARE
   suffix text;
   head text := parent;
 BEGIN
-  w := pgid.partition_width(every);
+  w := pgid.partition_width(every::pg_catalog.interval);
   suffix := CASE
     WHEN w.months > 0 THEN to_char(utc, 'YYYYMM')
     WHEN w.seconds % seconds_per_week = 0 THEN to_char(utc, 'IYYY"w"IW')
@@ -334,7 +334,7 @@ RETURNS TABLE (partition regclass, is_default boolean, lower timestamptz, upper 
 LANGUAGE plpgsql STABLE STRICT PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
-  kind text := pgid.partition_key_kind(parent);
+  kind text := pgid.partition_key_kind(parent::pg_catalog.regclass);
   r record;
   m text[];
 BEGIN
@@ -354,8 +354,8 @@ BEGIN
                              'TO \((?:''(.*)''(?:::\w+)?|MAXVALUE)\)$');
       from_bound := m[1];
       to_bound := m[2];
-      lower := pgid._id_time(kind, from_bound);
-      upper := pgid._id_time(kind, to_bound);
+      lower := pgid._id_time(kind::pg_catalog.text, from_bound::pg_catalog.text);
+      upper := pgid._id_time(kind::pg_catalog.text, to_bound::pg_catalog.text);
     END IF;
     RETURN NEXT;
   END LOOP;
@@ -375,7 +375,7 @@ RETURNS TABLE (partition regclass, lower timestamptz, upper timestamptz)
 LANGUAGE plpgsql STABLE STRICT PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
-  kind text := pgid.partition_key_kind(parent);
+  kind text := pgid.partition_key_kind(parent::pg_catalog.regclass);
   cut timestamptz;
 BEGIN
   IF retain <= interval '0' THEN
@@ -384,11 +384,13 @@ BEGIN
   END IF;
   cut := timezone('UTC', timezone('UTC', at) - retain);
   IF kind = 'ulid' THEN
-    RETURN QUERY SELECT l.partition, l.lower, l.upper FROM pgid.list_partitions(parent) l
-      WHERE l.to_bound IS NOT NULL AND l.to_bound::uuid <= pgid.ulid_min_at(cut) ORDER BY l.to_bound::uuid;
+    RETURN QUERY SELECT l.partition, l.lower, l.upper FROM pgid.list_partitions(parent::pg_catalog.regclass) l
+      WHERE l.to_bound IS NOT NULL AND l.to_bound::uuid <= pgid.ulid_min_at(cut::pg_catalog.timestamptz)
+      ORDER BY l.to_bound::uuid;
   ELSE
-    RETURN QUERY SELECT l.partition, l.lower, l.upper FROM pgid.list_partitions(parent) l
-      WHERE l.to_bound IS NOT NULL AND decode(substr(l.to_bound, 3), 'hex') <= pgid.objectid_min_at(cut)
+    RETURN QUERY SELECT l.partition, l.lower, l.upper FROM pgid.list_partitions(parent::pg_catalog.regclass) l
+      WHERE l.to_bound IS NOT NULL
+        AND decode(substr(l.to_bound, 3), 'hex') <= pgid.objectid_min_at(cut::pg_catalog.timestamptz)
       ORDER BY decode(substr(l.to_bound, 3), 'hex');
   END IF;
 END
@@ -406,12 +408,12 @@ RETURNS TABLE (partition regclass, row_count bigint, oldest timestamptz, newest 
 LANGUAGE plpgsql STABLE STRICT PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
-  kind text := pgid.partition_key_kind(parent);
+  kind text := pgid.partition_key_kind(parent::pg_catalog.regclass);
   col name;
   lo text;
   hi text;
 BEGIN
-  SELECT l.partition INTO partition FROM pgid.list_partitions(parent) l WHERE l.is_default;
+  SELECT l.partition INTO partition FROM pgid.list_partitions(parent::pg_catalog.regclass) l WHERE l.is_default;
   IF partition IS NULL THEN
     RETURN;
   END IF;
@@ -422,8 +424,8 @@ BEGIN
   EXECUTE format('SELECT (SELECT %1$I FROM %2$s ORDER BY %1$I LIMIT 1)::text, '
                  '(SELECT %1$I FROM %2$s ORDER BY %1$I DESC LIMIT 1)::text',
                  col, partition) INTO lo, hi;
-  oldest := pgid._id_time(kind, lo);
-  newest := pgid._id_time(kind, hi);
+  oldest := pgid._id_time(kind::pg_catalog.text, lo::pg_catalog.text);
+  newest := pgid._id_time(kind::pg_catalog.text, hi::pg_catalog.text);
   RETURN NEXT;
 END
 $$;
@@ -603,8 +605,11 @@ BEGIN
         WHERE c.contype = 'f' AND c.confrelid = t_oid::oid AND c.conparentid = 0
         ORDER BY c.conname
       LOOP
-        cond := pgid._retire_fk_cond(parent, rel, fk.src, fk.conkey, fk.confkey, t_oid::oid, depth, key_attnum,
-                                     typ, from_bound, to_bound);
+        cond := pgid._retire_fk_cond(parent::pg_catalog.regclass, rel::pg_catalog.regclass,
+                                     fk.src::pg_catalog.regclass, fk.conkey::pg_catalog.int2[],
+                                     fk.confkey::pg_catalog.int2[], t_oid::pg_catalog.oid,
+                                     depth::pg_catalog.int4, key_attnum::pg_catalog.int2, typ::pg_catalog.text,
+                                     from_bound::pg_catalog.text, to_bound::pg_catalog.text);
         EXECUTE format('SELECT count(*), count(*) FILTER (WHERE %s), '
                        'CASE WHEN %L THEN array_agg(s.tableoid::oid::text || '':'' || s.ctid::text) END '
                        'FROM %s s WHERE %s',
@@ -696,7 +701,8 @@ BEGIN
     action := 'kept';
     reason := format('its foreign keys would delete or change %s rows of %s younger than the cut %s '
                      '(or in its DEFAULT partition): %s',
-                     retained_total, parent, pgid._utc_text(cut), array_to_string(retained_by, '; '));
+                     retained_total, parent, pgid._utc_text(cut::pg_catalog.timestamptz),
+                     array_to_string(retained_by, '; '));
     detail := array_to_string(retained_by, E'\n');
     hint := 'Retention keeps the rows younger than the cut. Re-point or delete the references to the '
             'partition, or let the foreign keys act on those rows: retire_partition(..., '
@@ -734,7 +740,7 @@ DECLARE
   err_hint text;
   err_constraint text;
 BEGIN
-  SELECT l.partition INTO default_part FROM pgid.list_partitions(parent) l WHERE l.is_default;
+  SELECT l.partition INTO default_part FROM pgid.list_partitions(parent::pg_catalog.regclass) l WHERE l.is_default;
   -- The rows of parent retention keeps: younger than the cut, or in the
   -- DEFAULT partition (s is the referencing table's alias).
   retained_sql := format('s.%I::%s >= %L::%s', col, typ, cut_k, typ);
@@ -748,11 +754,16 @@ BEGIN
   BEGIN
     FOR pass IN 1..CASE WHEN dry_run OR retire = 'prepare' THEN 1 ELSE 2 END LOOP
       IF pass = 2 THEN
-        PERFORM pgid.partition_ddl_lock(parent, rel);
+        PERFORM pgid.partition_ddl_lock(parent::pg_catalog.regclass, rel::pg_catalog.regclass);
       END IF;
-      SELECT * INTO w FROM pgid._retire_walk(parent, rel, key_attnum, col, typ, from_bound, to_bound, retained_sql);
-      SELECT * INTO v FROM pgid._retire_verdict(parent, cut, w.effects, w.blockers, w.blocker_names,
-                                                cascade_into_retained);
+      SELECT * INTO w FROM pgid._retire_walk(parent::pg_catalog.regclass, rel::pg_catalog.regclass,
+                                             key_attnum::pg_catalog.int2, col::pg_catalog.name,
+                                             typ::pg_catalog.text, from_bound::pg_catalog.text,
+                                             to_bound::pg_catalog.text, retained_sql::pg_catalog.text);
+      SELECT * INTO v FROM pgid._retire_verdict(parent::pg_catalog.regclass, cut::pg_catalog.timestamptz,
+                                                w.effects::pg_catalog.jsonb, w.blockers::pg_catalog.text[],
+                                                w.blocker_names::pg_catalog.text[],
+                                                cascade_into_retained::pg_catalog.bool);
       fk_actions := v.fk_actions;
       IF v.action = 'kept' THEN
         action := v.action; reason := v.reason; detail := v.detail; hint := v.hint; blocking := v.blocking;
@@ -869,9 +880,9 @@ BEGIN
     RAISE EXCEPTION USING ERRCODE = 'PGI06',
       MESSAGE = format('pgid: retire %L is not drop, detach or prepare', retire);
   END IF;
-  kind := pgid.partition_key_kind(parent);
-  PERFORM pgid.partition_span('retention', retain);
-  PERFORM pg_advisory_xact_lock(lock_class, pgid.partition_lock_key(parent));
+  kind := pgid.partition_key_kind(parent::pg_catalog.regclass);
+  PERFORM pgid.partition_span('retention'::pg_catalog.text, retain::pg_catalog.interval);
+  PERFORM pg_advisory_xact_lock(lock_class, pgid.partition_lock_key(parent::pg_catalog.regclass));
   IF NOT EXISTS (SELECT FROM pg_class c WHERE c.oid = rel) THEN
     RAISE EXCEPTION USING ERRCODE = 'undefined_table',
       MESSAGE = format('pgid: relation with OID %s does not exist (retire_partition of %s)', rel::oid, parent);
@@ -883,8 +894,11 @@ BEGIN
                     parent::text, retain::text);
   END IF;
   SELECT l.partition, l.lower, l.upper, l.from_bound, l.to_bound INTO b
-  FROM pgid.list_partitions(parent) l
-  WHERE l.partition = rel AND l.partition IN (SELECT e.partition FROM pgid.expired_partitions(parent, retain, at) e);
+  FROM pgid.list_partitions(parent::pg_catalog.regclass) l
+  WHERE l.partition = rel
+    AND l.partition IN (SELECT e.partition FROM pgid.expired_partitions(parent::pg_catalog.regclass,
+                                                                        retain::pg_catalog.interval,
+                                                                        at::pg_catalog.timestamptz) e);
   IF NOT FOUND THEN
     RETURN;
   END IF;
@@ -896,22 +910,26 @@ BEGIN
     JOIN pg_attribute a ON a.attrelid = p.partrelid AND a.attnum = p.partattrs[0]
   WHERE p.partrelid = parent;
   cut := timezone('UTC', timezone('UTC', at) - retain);
-  cut_k := pgid._partition_bound(kind, cut);
+  cut_k := pgid._partition_bound(kind::pg_catalog.text, cut::pg_catalog.timestamptz);
 
   -- The safety rail: no row at or after the cut, whatever the bounds say.
   EXECUTE format('SELECT %1$I::%3$s >= %4$L::%3$s FROM %2$s ORDER BY %1$I DESC LIMIT 1', col, rel, typ, cut_k)
     INTO late;
   IF late THEN
     action := 'kept';
-    reason := format('it holds rows made at or after the cut %s', pgid._utc_text(cut));
+    reason := format('it holds rows made at or after the cut %s', pgid._utc_text(cut::pg_catalog.timestamptz));
     hint := 'Its bounds do not match its rows; check the partition by hand.';
     fk_actions := '[]';
     RETURN NEXT;
     RETURN;
   END IF;
 
-  SELECT * INTO r FROM pgid._retire_run(parent, rel, retire, dry_run, cascade_into_retained, col, key_attnum, typ,
-                                        b.from_bound, b.to_bound, cut, cut_k);
+  SELECT * INTO r FROM pgid._retire_run(parent::pg_catalog.regclass, rel::pg_catalog.regclass,
+                                        retire::pg_catalog.text, dry_run::pg_catalog.bool,
+                                        cascade_into_retained::pg_catalog.bool, col::pg_catalog.name,
+                                        key_attnum::pg_catalog.int2, typ::pg_catalog.text,
+                                        b.from_bound::pg_catalog.text, b.to_bound::pg_catalog.text,
+                                        cut::pg_catalog.timestamptz, cut_k::pg_catalog.text);
   action := r.action; reason := r.reason; detail := r.detail; hint := r.hint; blocking := r.blocking;
   fk_actions := r.fk_actions;
   RETURN NEXT;
@@ -937,14 +955,15 @@ RETURNS TABLE (action text, partition text, lower timestamptz, upper timestamptz
 LANGUAGE plpgsql VOLATILE
 SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
-  key_kind text := pgid.partition_key_kind(parent);  -- 'ulid' or 'objectid'
+  key_kind text := pgid.partition_key_kind(parent::pg_catalog.regclass);  -- 'ulid' or 'objectid'
   key_type text := CASE key_kind WHEN 'ulid' THEN 'uuid' ELSE 'bytea' END;
   ids text := CASE key_kind WHEN 'ulid' THEN 'ULIDs' ELSE 'ObjectIds' END;
   -- The last time an ID of key_kind can hold, and as messages write it.
-  last_time timestamptz := pgid._id_time(key_kind, CASE key_kind WHEN 'ulid' THEN 'ffffffff-ffff-0000-0000-000000000000'
-                                                                 ELSE E'\\xffffffff0000000000000000' END);
+  last_time timestamptz := pgid._id_time(key_kind::pg_catalog.text,
+                                         CASE key_kind WHEN 'ulid' THEN 'ffffffff-ffff-0000-0000-000000000000'
+                                                       ELSE E'\\xffffffff0000000000000000' END::pg_catalog.text);
   end_text text := CASE key_kind WHEN 'ulid' THEN to_char(timezone('UTC', last_time), 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
-                                 ELSE pgid._utc_text(last_time) END;
+                                 ELSE pgid._utc_text(last_time::pg_catalog.timestamptz) END;
   schema_name name;          -- parent's schema and table, as stored
   table_name name;
   key_column name;           -- the partition key column
@@ -973,37 +992,48 @@ BEGIN
          coalesce(array_agg(l.to_bound ORDER BY l.from_bound NULLS FIRST) FILTER (WHERE NOT l.is_default), '{}'),
          (array_agg(l.partition) FILTER (WHERE l.is_default))[1]
     INTO parts, part_from_texts, part_to_texts, default_part
-  FROM pgid.list_partitions(parent) l;
-  part_from_keys := array(SELECT pgid._partition_key(key_kind, f) FROM unnest(part_from_texts) WITH ORDINALITY u(f, o)
+  FROM pgid.list_partitions(parent::pg_catalog.regclass) l;
+  part_from_keys := array(SELECT pgid._partition_key(key_kind::pg_catalog.text, f::pg_catalog.text)
+                          FROM unnest(part_from_texts) WITH ORDINALITY u(f, o)
                           ORDER BY o);
-  part_to_keys := array(SELECT pgid._partition_key(key_kind, f) FROM unnest(part_to_texts) WITH ORDINALITY u(f, o)
+  part_to_keys := array(SELECT pgid._partition_key(key_kind::pg_catalog.text, f::pg_catalog.text)
+                        FROM unnest(part_to_texts) WITH ORDINALITY u(f, o)
                         ORDER BY o);
 
-  part_start := (pgid.partition_range(every, at)).lower;
+  part_start := (pgid.partition_range(every::pg_catalog.interval, at::pg_catalog.timestamptz)).lower;
   FOR i IN 0..ahead LOOP
     IF part_start > last_time THEN
       -- Past the end of the ID space: this partition and the rest cannot
       -- exist (the one before, if any, runs to MAXVALUE).
       RAISE WARNING USING ERRCODE = 'PGI09',
         MESSAGE = format('pgid: %s end at %s: the %s partition(s) of %s asked for from %s on cannot exist',
-                         ids, end_text, ahead - i + 1, parent, pgid._utc_text(part_start)),
+                         ids, end_text, ahead - i + 1, parent, pgid._utc_text(part_start::pg_catalog.timestamptz)),
         HINT = CASE key_kind WHEN 'ulid' THEN 'ULIDs hold 48-bit Unix milliseconds'
                              ELSE 'ObjectIds hold 32-bit Unix seconds' END
                || '; the partition holding the last time runs to MAXVALUE.';
       RETURN QUERY SELECT 'end', NULL::text, last_time, NULL::timestamptz;
       EXIT;
     END IF;
-    part_end := (pgid.partition_range(every, part_start)).upper;
-    lower_literal := pgid._partition_bound(key_kind, part_start);
-    upper_literal := CASE WHEN part_end <= last_time THEN pgid._partition_bound(key_kind, part_end) END;
+    part_end := (pgid.partition_range(every::pg_catalog.interval, part_start::pg_catalog.timestamptz)).upper;
+    lower_literal := pgid._partition_bound(key_kind::pg_catalog.text, part_start::pg_catalog.timestamptz);
+    upper_literal := CASE WHEN part_end <= last_time THEN pgid._partition_bound(key_kind::pg_catalog.text,
+                                                                                part_end::pg_catalog.timestamptz) END;
     -- Made unless a partition with these bounds exists (PGI05 if one overlaps).
-    IF NOT pgid._ensure_overlap(parent, key_kind, parts, part_from_texts, part_to_texts, part_from_keys, part_to_keys,
-                                lower_literal, upper_literal, part_start, part_end) THEN
-      new_name := pgid.partition_name(table_name, every, part_start);
-      PERFORM pgid._ensure_default_free(parent, default_part, key_column, key_type, lower_literal, upper_literal,
-                                        part_start, part_end, new_name);
+    IF NOT pgid._ensure_overlap(parent::pg_catalog.regclass, key_kind::pg_catalog.text,
+                                parts::pg_catalog.regclass[], part_from_texts::pg_catalog.text[],
+                                part_to_texts::pg_catalog.text[], part_from_keys::pg_catalog.bytea[],
+                                part_to_keys::pg_catalog.bytea[], lower_literal::pg_catalog.text,
+                                upper_literal::pg_catalog.text, part_start::pg_catalog.timestamptz,
+                                part_end::pg_catalog.timestamptz) THEN
+      new_name := pgid.partition_name(table_name::pg_catalog.text, every::pg_catalog.interval,
+                                      part_start::pg_catalog.timestamptz);
+      PERFORM pgid._ensure_default_free(parent::pg_catalog.regclass, default_part::pg_catalog.regclass,
+                                        key_column::pg_catalog.name, key_type::pg_catalog.text,
+                                        lower_literal::pg_catalog.text, upper_literal::pg_catalog.text,
+                                        part_start::pg_catalog.timestamptz, part_end::pg_catalog.timestamptz,
+                                        new_name::pg_catalog.text);
       IF NOT ddl_locked THEN
-        PERFORM pgid.partition_ddl_lock(parent);
+        PERFORM pgid.partition_ddl_lock(parent::pg_catalog.regclass, NULL::pg_catalog.regclass);
         ddl_locked := true;
       END IF;
       EXECUTE format('create table %I.%I partition of %s for values from (%L) to (%s)',
@@ -1015,7 +1045,8 @@ BEGIN
       RAISE WARNING USING ERRCODE = 'PGI09',
         MESSAGE = format('pgid: %s end at %s: partition %I.%I of %s runs to MAXVALUE and is the last; the %s '
                          'partition(s) asked for after it cannot exist', ids, end_text, schema_name,
-                         pgid.partition_name(table_name, every, part_start), parent, ahead - i),
+                         pgid.partition_name(table_name::pg_catalog.text, every::pg_catalog.interval,
+                                             part_start::pg_catalog.timestamptz), parent, ahead - i),
         HINT = CASE key_kind WHEN 'ulid' THEN 'ULIDs hold 48-bit Unix milliseconds.'
                              ELSE 'ObjectIds hold 32-bit Unix seconds.' END;
       RETURN QUERY SELECT 'end', NULL::text, last_time, NULL::timestamptz;
@@ -1041,8 +1072,8 @@ CREATE OR REPLACE FUNCTION pgid._ensure_overlap(parent regclass, kind text, part
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
-  lower_key bytea := pgid._partition_key(kind, lower_literal);
-  upper_key bytea := pgid._partition_key(kind, upper_literal);
+  lower_key bytea := pgid._partition_key(kind::pg_catalog.text, lower_literal::pg_catalog.text);
+  upper_key bytea := pgid._partition_key(kind::pg_catalog.text, upper_literal::pg_catalog.text);
   overlap integer;           -- index of a partition overlapping the range
 BEGIN
   FOR j IN 1..coalesce(array_length(parts, 1), 0) LOOP
@@ -1058,7 +1089,8 @@ BEGIN
   IF from_texts[overlap] IS DISTINCT FROM lower_literal OR to_texts[overlap] IS DISTINCT FROM upper_literal THEN
     RAISE EXCEPTION USING ERRCODE = 'PGI05',
       MESSAGE = format('pgid: new partition [%s, %s) of %s overlaps partition %s, FROM (%s) TO (%s)',
-                       pgid._utc_text(part_start), pgid._utc_text(part_end), parent, parts[overlap],
+                       pgid._utc_text(part_start::pg_catalog.timestamptz),
+                       pgid._utc_text(part_end::pg_catalog.timestamptz), parent, parts[overlap],
                        coalesce(from_texts[overlap], 'MINVALUE'), coalesce(to_texts[overlap], 'MAXVALUE')),
       HINT = 'Was the width changed? Keep the old width until the new one lines up, '
              'or create the transition partition by hand.';
@@ -1094,7 +1126,8 @@ BEGIN
     RAISE EXCEPTION USING ERRCODE = 'PGI04',
       MESSAGE = format('pgid: default partition %s of %s holds rows in [%s, %s), '
                        'the range of new partition %s; nothing was changed',
-                       default_part, parent, pgid._utc_text(part_start), pgid._utc_text(part_end), new_name),
+                       default_part, parent, pgid._utc_text(part_start::pg_catalog.timestamptz),
+                       pgid._utc_text(part_end::pg_catalog.timestamptz), new_name),
       HINT = 'Move them in one transaction: detach the default partition, create the partition, '
              'INSERT the rows back through the parent, reattach '
              '(docs/PARTITIONING.md, "Rows in the DEFAULT partition").';
@@ -1120,8 +1153,14 @@ DECLARE
   expired record;            -- a partition past retention
   retired record;            -- what pgid.retire_partition did with it
 BEGIN
-  FOR expired IN SELECT e.partition FROM pgid.expired_partitions(parent, retain, at) e LOOP
-    FOR retired IN SELECT * FROM pgid.retire_partition(parent, expired.partition::text, retain, retire, at) LOOP
+  FOR expired IN SELECT e.partition FROM pgid.expired_partitions(parent::pg_catalog.regclass,
+                                                                 retain::pg_catalog.interval,
+                                                                 at::pg_catalog.timestamptz) e LOOP
+    FOR retired IN SELECT * FROM pgid.retire_partition(parent::pg_catalog.regclass,
+                                                       expired.partition::pg_catalog.regclass,
+                                                       retain::pg_catalog.interval, retire::pg_catalog.text,
+                                                       at::pg_catalog.timestamptz, false::pg_catalog.bool,
+                                                       false::pg_catalog.bool) LOOP
       IF retired.action = 'kept' THEN
         RAISE WARNING USING ERRCODE = 'PGI07',
           MESSAGE = format('pgid: expired partition %s of %s was kept: %s', retired.partition, parent, retired.reason),
@@ -1147,10 +1186,11 @@ SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
   d record;                  -- pgid.default_partition_rows' report
 BEGIN
-  FOR d IN SELECT * FROM pgid.default_partition_rows(parent) r WHERE r.row_count > 0 LOOP
+  FOR d IN SELECT * FROM pgid.default_partition_rows(parent::pg_catalog.regclass) r WHERE r.row_count > 0 LOOP
     RAISE WARNING USING ERRCODE = 'PGI08',
       MESSAGE = format('pgid: default partition %s of %s holds %s rows made from %s to %s',
-                       d.partition, parent, d.row_count, pgid._utc_text(d.oldest), pgid._utc_text(d.newest)),
+                       d.partition, parent, d.row_count, pgid._utc_text(d.oldest::pg_catalog.timestamptz),
+                       pgid._utc_text(d.newest::pg_catalog.timestamptz)),
       HINT = 'Partitions were missing when they were inserted; retention never touches them. '
              'Move them out as docs/PARTITIONING.md ("Rows in the DEFAULT partition") shows.';
     RETURN QUERY SELECT 'default', d.partition::text, d.oldest, d.newest;
@@ -1195,9 +1235,9 @@ BEGIN
     RAISE EXCEPTION USING ERRCODE = 'PGI06',
       MESSAGE = 'pgid: ensure_partitions needs parent, every, ahead, retire and at (only retain may be NULL)';
   END IF;
-  PERFORM pgid.partition_key_kind(parent);
-  PERFORM pgid.partition_span('width', every);
-  PERFORM pgid.partition_width(every);
+  PERFORM pgid.partition_key_kind(parent::pg_catalog.regclass);
+  PERFORM pgid.partition_span('width'::pg_catalog.text, every::pg_catalog.interval);
+  PERFORM pgid.partition_width(every::pg_catalog.interval);
   IF ahead < 0 OR ahead > 10000 THEN
     RAISE EXCEPTION USING ERRCODE = 'PGI06', MESSAGE = format('pgid: ahead %s is not in [0, 10000]', ahead);
   END IF;
@@ -1206,15 +1246,17 @@ BEGIN
       MESSAGE = format('pgid: retire %L is not drop, detach or none', retire);
   END IF;
   IF retain IS NOT NULL THEN
-    PERFORM pgid.partition_span('retention', retain);
+    PERFORM pgid.partition_span('retention'::pg_catalog.text, retain::pg_catalog.interval);
   END IF;
 
-  PERFORM pg_advisory_xact_lock(lock_class, pgid.partition_lock_key(parent));
-  RETURN QUERY SELECT * FROM pgid._ensure_create(parent, every, ahead, at);
+  PERFORM pg_advisory_xact_lock(lock_class, pgid.partition_lock_key(parent::pg_catalog.regclass));
+  RETURN QUERY SELECT * FROM pgid._ensure_create(parent::pg_catalog.regclass, every::pg_catalog.interval,
+                                                 ahead::pg_catalog.int4, at::pg_catalog.timestamptz);
   IF retain IS NOT NULL AND retire <> 'none' THEN
-    RETURN QUERY SELECT * FROM pgid._ensure_retire(parent, retain, retire, at);
+    RETURN QUERY SELECT * FROM pgid._ensure_retire(parent::pg_catalog.regclass, retain::pg_catalog.interval,
+                                                   retire::pg_catalog.text, at::pg_catalog.timestamptz);
   END IF;
-  RETURN QUERY SELECT * FROM pgid._ensure_default(parent);
+  RETURN QUERY SELECT * FROM pgid._ensure_default(parent::pg_catalog.regclass);
 END
 $$;
 

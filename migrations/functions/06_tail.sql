@@ -115,8 +115,10 @@ BEGIN
   IF pgid._tail_applying() THEN
     RETURN NEW; -- logical replication: see pgid._tail_applying
   END IF;
-  PERFORM pgid._tail_refuse(TG_TABLE_SCHEMA, TG_TABLE_NAME, pgid.ulid_to_text(NEW.id), pgid.ulid_time(NEW.id),
-                            TG_ARGV[0], false);
+  PERFORM pgid._tail_refuse(TG_TABLE_SCHEMA::pg_catalog.text, TG_TABLE_NAME::pg_catalog.text,
+                            pgid.ulid_to_text(NEW.id::pg_catalog.uuid)::pg_catalog.text,
+                            pgid.ulid_time(NEW.id::pg_catalog.uuid)::pg_catalog.timestamptz,
+                            TG_ARGV[0]::pg_catalog.text, false::pg_catalog.bool);
   RETURN NULL;
 END
 $$;
@@ -137,8 +139,10 @@ BEGIN
   IF pgid._tail_applying() THEN
     RETURN NEW; -- logical replication: see pgid._tail_applying
   END IF;
-  PERFORM pgid._tail_refuse(TG_TABLE_SCHEMA, TG_TABLE_NAME, pgid.objectid_to_hex(NEW.id), pgid.objectid_time(NEW.id),
-                            TG_ARGV[0], true);
+  PERFORM pgid._tail_refuse(TG_TABLE_SCHEMA::pg_catalog.text, TG_TABLE_NAME::pg_catalog.text,
+                            pgid.objectid_to_hex(NEW.id::pg_catalog.bytea)::pg_catalog.text,
+                            pgid.objectid_time(NEW.id::pg_catalog.bytea)::pg_catalog.timestamptz,
+                            TG_ARGV[0]::pg_catalog.text, true::pg_catalog.bool);
   RETURN NULL;
 END
 $$;
@@ -320,7 +324,7 @@ BEGIN
       RETURN NEXT;
     END LOOP;
   END LOOP;
-  RETURN QUERY SELECT * FROM pgid._tail_subscribed(tbl);
+  RETURN QUERY SELECT * FROM pgid._tail_subscribed(tbl::pg_catalog.regclass);
 END
 $$;
 
@@ -335,7 +339,8 @@ SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
   p record;
 BEGIN
-  SELECT * INTO p FROM pgid._tail_check(tbl, fn, args) c WHERE c.message IS NOT NULL LIMIT 1;
+  SELECT * INTO p FROM pgid._tail_check(tbl::pg_catalog.regclass, fn::pg_catalog.oid, args::pg_catalog.bytea) c
+  WHERE c.message IS NOT NULL LIMIT 1;
   IF FOUND THEN
     RAISE EXCEPTION USING ERRCODE = 'PGI23', MESSAGE = p.message,
       DETAIL = 'A table set up for tailing (pgid.tail_enable) relies on its triggers to refuse every row '
@@ -375,7 +380,7 @@ BEGIN
   -- tgargs holds each argument followed by a NUL byte.
   max_lead := make_interval(
     secs => convert_from(substr(args, 1, position(decode('00', 'hex') IN args) - 1), 'UTF8')::float8);
-  PERFORM pgid._tail_raise(tbl, fnoid, args);
+  PERFORM pgid._tail_raise(tbl::pg_catalog.regclass, fnoid::pg_catalog.oid, args::pg_catalog.bytea);
 END
 $$;
 
@@ -421,7 +426,8 @@ BEGIN
   -- Already as wanted on every relation of the tree: change nothing, so
   -- that running Tailers, which stop when pgid's triggers change (they
   -- cannot tell a lead changed from a check switched off and on), go on.
-  IF EXISTS (SELECT FROM pgid._tail_check(tbl, fn, args) c WHERE c.fixable) THEN
+  IF EXISTS (SELECT FROM pgid._tail_check(tbl::pg_catalog.regclass, fn::pg_catalog.oid, args::pg_catalog.bytea) c
+             WHERE c.fixable) THEN
     -- Every UPDATE, not UPDATE OF id: another trigger may change the id
     -- on an UPDATE whose SET list does not name it.
     EXECUTE format('CREATE OR REPLACE TRIGGER zzz_pgid_tail BEFORE INSERT ON %s '
@@ -435,7 +441,7 @@ BEGIN
   END IF;
   -- What tail_enable cannot repair (another trigger firing after pgid's,
   -- a child table it does not reach) is refused here too.
-  PERFORM pgid._tail_raise(tbl, fn, args);
+  PERFORM pgid._tail_raise(tbl::pg_catalog.regclass, fn::pg_catalog.oid, args::pg_catalog.bytea);
 END
 $$;
 
@@ -510,7 +516,7 @@ DECLARE
   parents oid[];
 BEGIN
   SELECT w.observed_at, w.xids, w.starts INTO observed_at, xids, starts FROM pgid.tail_writers() w;
-  SELECT c.max_lead INTO max_lead FROM pgid.tail_config(tbl) c;
+  SELECT c.max_lead INTO max_lead FROM pgid.tail_config(tbl::pg_catalog.regclass) c;
   -- A statement of its own: a snapshot taken after the xids were read.
   WITH RECURSIVE tree(rel, path) AS (
     SELECT tbl::oid, ''::text
