@@ -41,7 +41,7 @@ type failRecorder struct{ out strings.Builder }
 func (r *failRecorder) Errorf(format string, args ...any) { fmt.Fprintf(&r.out, format, args...) }
 
 // testifySpew is the configuration testify's assert package dumps values
-// with (assert/assertions.go, spewConfig).
+// with (spewConfig in testify's assert package).
 var testifySpew = spew.ConfigState{
 	Indent:                  " ",
 	DisablePointerAddresses: true,
