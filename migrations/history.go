@@ -11,5 +11,5 @@ package migrations
 var functionsHistory = []string{
 	"39f48c99dd4c2a540dbe66270a60c3e9b3eba6ccedfeca63e0f05b014ed9b61c",
 	"23e751850aba3ff7fcefbdfef96d9f1220a15f7fa3efdfacebcb3604ac180b63",
-	"617445dd1c274bb031a4afa3f4476cd8e0ff6d2de3c60923f2efe88877a95e25",
+	"287a9d8adabdac8bde8b609d7eeb1b8b805a133cf9389993c38ff11d703ca6dd",
 }

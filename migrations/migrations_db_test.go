@@ -19,12 +19,12 @@ import (
 )
 
 // pgidFunctions is the number of functions in schema pgid outside the
-// partition and tail ones: 6 ULID and 8 ObjectId functions, the internal
+// partition and tail ones: 6 ULID and 9 ObjectId functions (pgid.objectid_reseed too), the internal
 // pgid._parse_error, pgid._crockford_pairs and pgid._short_alphabet,
 // pgid.gen_ulid_v7 and pgid.ulid_is_v7, and pgid.typeid_text,
 // pgid.typeid_uuid and their internal pgid._typeid_error and
 // pgid._typeid_quote_byte.
-const pgidFunctions = 23
+const pgidFunctions = 24
 
 // schemaLatest is the version Up brings a database to: the number of
 // versioned files.
@@ -266,19 +266,24 @@ func TestFunctionAttributes(t *testing.T) {
 	if len(fns) != pgidFunctions {
 		t.Fatalf("%d functions, want %d", len(fns), pgidFunctions)
 	}
+	// nextval and setval are PARALLEL UNSAFE: so are the functions that call
+	// them.
+	sequence := map[string]bool{"gen_objectid": true, "objectid_reseed": true}
 	for _, f := range fns {
-		if f.Parallel != "s" {
-			t.Errorf("%s: parallel %q, want safe", f.Name, f.Parallel)
+		if want := map[bool]string{false: "s", true: "u"}[sequence[f.Name]]; f.Parallel != want {
+			t.Errorf("%s: parallel %q, want %q", f.Name, f.Parallel, want)
 		}
 		if f.Comment == "" {
 			t.Errorf("%s: no COMMENT", f.Name)
 		}
-		if strings.HasPrefix(f.Name, "gen_") {
+		if strings.HasPrefix(f.Name, "gen_") || sequence[f.Name] {
 			if f.Volatile != "v" {
 				t.Errorf("%s: volatility %q, want VOLATILE", f.Name, f.Volatile)
 			}
-			if !strings.Contains(f.Comment, "Not monotonic") {
-				t.Errorf("%s: comment does not say it is not monotonic: %q", f.Name, f.Comment)
+			// gen_ulid keeps its random 80 bits; the others say how they order.
+			if want := map[bool]string{true: "Not monotonic", false: "increas"}[f.Name == "gen_ulid"]; strings.HasPrefix(f.Name, "gen_") &&
+				!strings.Contains(f.Comment, want) {
+				t.Errorf("%s: comment does not say %q: %q", f.Name, want, f.Comment)
 			}
 			continue
 		}
