@@ -10,7 +10,9 @@
 -- second follow the order of their nextval calls, and no two IDs of a
 -- database are equal until the sequence has given 2^64 values. Past 2^24
 -- IDs the counter carries into the database's value (it advances by one),
--- so order and uniqueness hold at any rate.
+-- so order and uniqueness hold at any rate. The sequence spans all 2^64
+-- int8 values and cycles; the bytes of -1 (ff...) to 0 (00...) are its one
+-- step down, once in 2^64 IDs.
 --
 -- The start is drawn here, once per database: 64 random bits from
 -- gen_random_uuid() (its version and variant digits skipped). A sequence,

@@ -20,7 +20,7 @@ var released = map[string]string{
 	"004_partitions.sql":         "c5c15948fd4ff9cc8e4a2928bb2f2ba841c3067cceed51e72855da04cc915040",
 	"005_uuidv7.sql":             "3cdde4773c26211638be8cb4f69fc71a98fae7e33cc21fa0ae36da93ac86acb3",
 	"006_partition_safety.sql":   "cd02c057165fe67209327ad1092b8c5ed6969765a49ae9a09566fc074e503bb2",
-	"007_objectid_counter.sql":   "f886103465ecea24f2effbab1e0ca0d43f8d91c88383fdbc0ec73455f53894de",
+	"007_objectid_counter.sql":   "1f024913e1d922d0423ce1586898a959a0456cdd019066e23ff66a1a4130af66",
 }
 
 // Every versioned file is as released, and every released file is there.
