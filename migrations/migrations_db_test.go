@@ -344,6 +344,52 @@ func TestMigrationsChecksumMismatch(t *testing.T) {
 	}
 }
 
+// A body chosen by server version that is another version's (a database
+// moved by pg_upgrade or a restore keeps its old server's body and its
+// recorded checksum) makes ReadStatus say the functions are not current,
+// and Up installs the body that fits: on PostgreSQL 18 and later
+// pgid.gen_ulid_v7 returns uuidv7(), before it does not. Below 18 the
+// moved body is played by one calling a uuidv7() of schema public.
+func TestFunctionsFitServer(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	conn := pgtest.Connect(t, pgtest.DB(t), pgx.QueryExecModeCacheStatement)
+	var v int
+	if err := conn.QueryRow(ctx, "SELECT current_setting('server_version_num')::int").Scan(&v); err != nil {
+		t.Fatal(err)
+	}
+	body := func() string {
+		t.Helper()
+		var b string
+		if err := conn.QueryRow(ctx, "SELECT pg_get_function_sqlbody('pgid.gen_ulid_v7()'::regprocedure)").Scan(&b); err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	fits := func() bool { return strings.Contains(body(), "uuidv7()") == (v >= 180000) }
+	if !fits() {
+		t.Fatalf("server_version_num %d: Up installed %q", v, body())
+	}
+	moved := "CREATE OR REPLACE FUNCTION pgid.gen_ulid_v7() RETURNS uuid LANGUAGE sql VOLATILE PARALLEL SAFE RETURN pg_catalog.gen_random_uuid()"
+	if v < 180000 {
+		moved = `CREATE FUNCTION public.uuidv7() RETURNS uuid LANGUAGE sql VOLATILE RETURN pg_catalog.gen_random_uuid();
+			CREATE OR REPLACE FUNCTION pgid.gen_ulid_v7() RETURNS uuid LANGUAGE sql VOLATILE PARALLEL SAFE RETURN public.uuidv7()`
+	}
+	if _, err := conn.Exec(ctx, moved); err != nil {
+		t.Fatal(err)
+	}
+	st, err := migrations.ReadStatus(ctx, conn)
+	if err != nil || st.FunctionsCurrent || st.Functions != migrations.FunctionsChecksum() || st.Err != nil {
+		t.Fatalf("status with another server's body %q: %+v, %v; want the checksum current and FunctionsCurrent false", body(), st, err)
+	}
+	if err := migrations.Up(ctx, conn); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := migrations.ReadStatus(ctx, conn); err != nil || !st.FunctionsCurrent || !fits() {
+		t.Errorf("after Up: %+v, %v; body %q", st, err, body())
+	}
+}
+
 // Up replaces function definitions it knows to be older (or unrecorded),
 // never those a newer pgid recorded, and keeps a REVOKE on a function it
 // replaces; Down refuses versioned files it does not know.
