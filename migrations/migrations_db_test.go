@@ -2,6 +2,7 @@ package migrations_test
 
 import (
 	"context"
+	"encoding/binary"
 	"database/sql"
 	"errors"
 	"fmt"
@@ -341,6 +342,38 @@ func TestMigrationsChecksumMismatch(t *testing.T) {
 	}
 	if err := migrations.Down(ctx, conn); !errors.Is(err, migrations.ErrChecksum) {
 		t.Errorf("Down with a changed 002: %v, want ErrChecksum", err)
+	}
+}
+
+// The database's ObjectId value (sequence pgid.objectid_counter) is drawn
+// once, by 007: Up applying older function definitions again keeps it, and
+// the next ID follows the last one.
+func TestObjectIDCounterKeptByUp(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	conn := pgtest.Connect(t, pgtest.DB(t), pgx.QueryExecModeCacheStatement)
+	gen := func() []byte {
+		t.Helper()
+		var o []byte
+		if err := conn.QueryRow(ctx, "SELECT pgid.gen_objectid()").Scan(&o); err != nil {
+			t.Fatal(err)
+		}
+		return o
+	}
+	before := gen()
+	if _, err := conn.Exec(ctx, "UPDATE pgid.schema_migrations SET checksum = $1 WHERE name = $2",
+		migrations.FunctionsHistory()[0], migrations.FunctionsStep); err != nil {
+		t.Fatal(err)
+	}
+	if err := migrations.Up(ctx, conn); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := migrations.ReadStatus(ctx, conn); err != nil || !st.FunctionsCurrent {
+		t.Fatalf("status after Up: %+v, %v", st, err)
+	}
+	after := gen()
+	if binary.BigEndian.Uint64(after[4:]) != binary.BigEndian.Uint64(before[4:])+1 {
+		t.Errorf("after Up re-applied the functions: %x, before %x", after, before)
 	}
 }
 
