@@ -2,8 +2,8 @@ package migrations_test
 
 import (
 	"context"
-	"encoding/binary"
 	"database/sql"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io/fs"
