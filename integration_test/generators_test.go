@@ -129,12 +129,12 @@ func TestSQLObjectIDReseed(t *testing.T) {
 // 64-bit counter: the IDs keep increasing. At the end of the sequence's
 // positive range it cycles on to its negative values, which still sort
 // above (bytes 0x7f... then 0x80...). The one step down is from -1 to 0
-// (0xff... to 0x00...), once in 2^64 IDs.
+// (0xff... to 0x00...), once in 2^64 IDs: the counter wraps there.
 func TestSQLObjectIDCarry(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	conn := connect(t, newDB(t, true), pgx.QueryExecModeCacheStatement)
-	for _, start := range []string{"'x0123456789fffffe'::bit(64)::int8", "9223372036854775806"} {
+	for _, start := range []string{"'x0123456789fffffe'::bit(64)::int8", "9223372036854775806", "-2"} {
 		mustExec(t, conn, "SELECT setval('pgid.objectid_counter', "+start+", false)")
 		rows, err := conn.Query(ctx, "SELECT pgid.gen_objectid() FROM generate_series(1, 4)")
 		if err != nil {
@@ -145,8 +145,10 @@ func TestSQLObjectIDCarry(t *testing.T) {
 			t.Fatal(err)
 		}
 		for i := 1; i < len(ids); i++ {
+			// From -1 to 0 the tail goes from ff... to 00...: the one step down.
+			wrap := objectIDTail(ids[i-1]) == 1<<64-1
 			if objectIDTail(ids[i]) != objectIDTail(ids[i-1])+1 ||
-				(ids[i].Unix() == ids[i-1].Unix() && ids[i].Compare(ids[i-1]) <= 0) {
+				(ids[i].Unix() == ids[i-1].Unix() && (ids[i].Compare(ids[i-1]) <= 0) != wrap) {
 				t.Errorf("from %s: %s after %s", start, ids[i], ids[i-1])
 			}
 		}
