@@ -399,9 +399,10 @@ func TestBadTextInSQL(t *testing.T) {
 }
 
 // pgid.gen_ulid and pgid.gen_objectid make distinct IDs of the current time
-// that Go reads back, and every entropy bit of them is random: none keeps
-// the fixed version and variant bits of the gen_random_uuid() values they
-// are cut from.
+// that Go reads back. Every entropy bit of a ULID is random: none keeps the
+// fixed version and variant bits of the gen_random_uuid() values it is cut
+// from. An ObjectId's bytes 4 to 11 are the sequence pgid.objectid_counter:
+// each the previous one's plus one.
 //
 // The time is checked on the server, against its own clock in the same
 // statement: no earlier than statement_timestamp() (truncated to the ID's
@@ -429,11 +430,11 @@ func TestSQLGenerators(t *testing.T) {
 	// Per entropy byte: the OR and the AND of all values. A random bit is 1
 	// somewhere and 0 somewhere in 10,000 draws (it fails to with
 	// probability 2^-9999); a fixed one is not.
-	var uOr, oOr [16]byte
-	uAnd, oAnd := [16]byte{}, [16]byte{}
+	var uOr, uAnd [16]byte
 	for i := range uAnd {
-		uAnd[i], oAnd[i] = 0xFF, 0xFF
+		uAnd[i] = 0xFF
 	}
+	var prevO objectidtype.ObjectID
 	versions := map[byte]int{} // ULID byte 6, high nibble: a UUID's version
 	variants := map[byte]int{} // ULID byte 8, top 2 bits: a UUID's variant
 	for rows.Next() {
@@ -456,10 +457,10 @@ func TestSQLGenerators(t *testing.T) {
 			uOr[i] |= u[i]
 			uAnd[i] &= u[i]
 		}
-		for i := 4; i < 12; i++ {
-			oOr[i] |= o[i]
-			oAnd[i] &= o[i]
+		if !prevO.IsZero() && objectIDTail(o) != objectIDTail(prevO)+1 {
+			t.Fatalf("gen_objectid: %s after %s: bytes 4-11 not the previous plus one", o, prevO)
 		}
+		prevO = o
 		versions[u[6]>>4]++
 		variants[u[8]>>6]++
 	}
@@ -469,11 +470,6 @@ func TestSQLGenerators(t *testing.T) {
 	for i := 6; i < 16; i++ {
 		if uOr[i] != 0xFF || uAnd[i] != 0 {
 			t.Errorf("gen_ulid: entropy byte %d has fixed bits: OR of all %08b, AND %08b", i, uOr[i], uAnd[i])
-		}
-	}
-	for i := 4; i < 12; i++ {
-		if oOr[i] != 0xFF || oAnd[i] != 0 {
-			t.Errorf("gen_objectid: random byte %d has fixed bits: OR of all %08b, AND %08b", i, oOr[i], oAnd[i])
 		}
 	}
 	// The same, as the UUID fields they would be: all 16 version nibbles

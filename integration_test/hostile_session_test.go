@@ -112,8 +112,9 @@ func TestSessionIndependence(t *testing.T) {
 		"pgid.objectid_max_at(timestamp with time zone)": {{"SELECT pgid.objectid_max_at($1)", []any{at}}},
 		"pgid.gen_objectid()": {{"SELECT pgid.objectid_time(g) BETWEEN date_trunc('second', now()) - interval '1 minute' AND clock_timestamp() + interval '1 minute', " +
 			"octet_length(g) FROM pgid.gen_objectid() g", nil}},
-		"pgid.gen_ulid_v7()":    {{"SELECT pgid.ulid_is_v7(g), pgid.ulid_time(g) BETWEEN now() - interval '1 minute' AND clock_timestamp() + interval '1 minute' FROM pgid.gen_ulid_v7() g", nil}},
-		"pgid.ulid_is_v7(uuid)": {{"SELECT pgid.ulid_is_v7($1)", []any{u}}},
+		"pgid.objectid_reseed()": {{"SELECT octet_length(pgid.objectid_reseed())", nil}},
+		"pgid.gen_ulid_v7()":     {{"SELECT pgid.ulid_is_v7(g), pgid.ulid_time(g) BETWEEN now() - interval '1 minute' AND clock_timestamp() + interval '1 minute' FROM pgid.gen_ulid_v7() g", nil}},
+		"pgid.ulid_is_v7(uuid)":  {{"SELECT pgid.ulid_is_v7($1)", []any{u}}},
 		"pgid.typeid_text(text,uuid)": {{"SELECT pgid.typeid_text('user', $1)", []any{u}}, {"SELECT pgid.typeid_text('', $1)", []any{u}},
 			{"SELECT pgid.typeid_text('User', $1)", []any{u}}},
 		"pgid.typeid_uuid(text,text)": {{"SELECT pgid.typeid_uuid($1, 'user')", []any{"user_01kap6z1ze3w5q7v2n8m4k9hxa"}},

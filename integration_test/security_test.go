@@ -271,6 +271,16 @@ func checkAllFunctions(t *testing.T, conn *pgx.Conn, path string, covered map[st
 		t.Errorf("search_path %s: gen_objectid %s at %v, statement at %v", path, o, o.Timestamp(), now)
 	}
 	call("gen_ulid", "gen_objectid")
+	// A new value for the database, which the next ID carries.
+	var drawn []byte
+	var next objectidtype.ObjectID
+	if err := conn.QueryRow(ctx, "SELECT pgid.objectid_reseed()").Scan(&drawn); err != nil {
+		t.Fatal(err)
+	}
+	if err := conn.QueryRow(ctx, "SELECT pgid.gen_objectid()").Scan(&next); err != nil || string(next[4:9]) != string(drawn) {
+		t.Errorf("search_path %s: objectid_reseed %x, then gen_objectid %s, %v", path, drawn, next, err)
+	}
+	call("objectid_reseed")
 	var v7 ulidtype.ULID
 	var v7ok bool
 	if err := conn.QueryRow(ctx, "SELECT g, pgid.ulid_is_v7(g) FROM (SELECT pgid.gen_ulid_v7()) AS x(g)").Scan(&v7, &v7ok); err != nil {

@@ -300,7 +300,6 @@ func TestStandbyFunctions(t *testing.T) {
 		"_typeid_quote_byte":     "SELECT pgid._typeid_quote_byte(65)",
 		"default_partition_rows": "SELECT * FROM pgid.default_partition_rows('pev')",
 		"expired_partitions":     "SELECT * FROM pgid.expired_partitions('pev', '1 day', " + ts + ")",
-		"gen_objectid":           "SELECT pgid.gen_objectid()",
 		"gen_ulid":               "SELECT pgid.gen_ulid()",
 		"gen_ulid_v7":            "SELECT pgid.gen_ulid_v7()",
 		"list_partitions":        "SELECT * FROM pgid.list_partitions('pev')",
@@ -337,6 +336,9 @@ func TestStandbyFunctions(t *testing.T) {
 		"tail_enable":        "SELECT pgid.tail_enable('ev', '3 seconds')",
 		"tail_disable":       "SELECT pgid.tail_disable('ev')",
 		"partition_ddl_lock": "BEGIN; SELECT pgid.partition_ddl_lock('pev'); COMMIT",
+		// nextval and setval of pgid.objectid_counter write.
+		"gen_objectid":    "SELECT pgid.gen_objectid()",
+		"objectid_reseed": "SELECT pgid.objectid_reseed()",
 		// These raise their error by design, on the standby as on the primary.
 		"_tail_refuse":  "SELECT pgid._tail_refuse('public', 'ev', 'x', " + ts + ", '2', false)",
 		"_parse_error":  "SELECT pgid._parse_error('ulid', 'x')",

@@ -167,13 +167,36 @@
 // (protocol_violation) inside the query text of the simple protocol, invalid
 // UTF-8 with 22021.
 //
+// # Generators
+//
 // pgid.gen_ulid, pgid.gen_ulid_v7 and pgid.gen_objectid exist for DEFAULT
-// clauses and ad-hoc SQL. They are not monotonic: two IDs from the same
-// millisecond (ULID) or second (ObjectId) are ordered at random, within one
-// backend and across backends. Generate keys in Go with ulidtype.New /
-// objectidtype.New, which are strictly increasing within a process. On
-// PostgreSQL 18, uuidv7() makes ULIDs of the UUIDv7 layout too, monotonic
-// within a backend; it does not exist before 18.
+// clauses and ad-hoc SQL. pgid.gen_ulid (80 random bits) is not monotonic.
+// pgid.gen_ulid_v7 is uuidv7() on PostgreSQL 18 and later; before 18 it
+// makes the same layout (12-bit sub-millisecond fraction, 62 random bits),
+// increasing within a backend whenever clock_timestamp() has moved on by a
+// microsecond. pgid.gen_objectid writes the next value of the sequence
+// pgid.objectid_counter (007_objectid_counter.sql) after the seconds: a
+// random 5-byte value of the database and a 3-byte counter, which carries
+// into it past 2^24. IDs of one second strictly increase in the order
+// made, across sessions, and never collide within the database; a hot
+// standby refuses it (nextval). Go's ulidtype.New and objectidtype.New are
+// strictly increasing within a process.
+//
+// The database's value is drawn when 007 runs, and the function reads
+// only the sequence, whose state each server keeps for itself. Every
+// database that writes ObjectIds beside another needs its own value: one
+// whose own Up ran 007 (a logical replica set up from the schema) has it,
+// but a copy (pg_dump and restore, pg_basebackup, pg_createsubscriber,
+// CREATE DATABASE ... TEMPLATE) continues its original's. On such a copy,
+// before it writes, run as the owner of schema pgid
+//
+//	SELECT pgid.objectid_reseed();
+//
+// Citus (not tested) may create the sequence on the workers from the
+// coordinator's definition, that is with its value: run it on each worker
+// (run_command_on_workers), and check that the values differ with
+// run_command_on_all_nodes($$SELECT pg_catalog.encode(pg_catalog.substr(
+// pgid.gen_objectid(), 5, 5), 'hex')$$).
 package migrations
 
 //go:generate go run ./internal/gensql

@@ -234,7 +234,9 @@ type Status struct {
 	// Functions is the checksum recorded for the function definitions
 	// ("" if none is).
 	Functions string
-	// FunctionsCurrent reports that Functions equals [FunctionsChecksum].
+	// FunctionsCurrent reports that Functions equals [FunctionsChecksum]
+	// and that the bodies chosen by server version fit the server (false
+	// after pg_upgrade or a restore to PostgreSQL 18: [Up] reinstalls them).
 	FunctionsCurrent bool
 	// Unknown lists recorded versioned files that [FS] does not have (a
 	// newer pgid applied them).
@@ -287,6 +289,9 @@ type state struct {
 	missing []string // objects the records say exist that schema pgid lacks
 	// missingSteps names the steps whose objects are missing.
 	missingSteps []string
+	// unfit: the function definitions recorded are the current ones, but
+	// a body chosen by server version is another version's (functionsFit).
+	unfit bool
 }
 
 // Version returns the newest versioned migration applied to db's database
@@ -355,7 +360,7 @@ func (s state) status(versioned []step, fn step) Status {
 	if r, ok := s.records[FunctionsStep]; ok && r.checksum != nil {
 		st.Functions = *r.checksum
 	}
-	st.FunctionsCurrent = st.Functions == fn.checksum
+	st.FunctionsCurrent = st.Functions == fn.checksum && !s.unfit
 	return st
 }
 
@@ -410,8 +415,27 @@ func readState(ctx context.Context, c *pgx.Conn, versioned []step, fn step) (sta
 	if err != nil {
 		return s, fmt.Errorf("read %s: %w", VersionTable, err)
 	}
+	var fit bool
+	if err := c.QueryRow(ctx, functionsFit).Scan(&fit); err != nil {
+		return s, fmt.Errorf("read the body of pgid.gen_ulid_v7: %w", err)
+	}
+	s.unfit = !fit
 	return s, s.readMissing(ctx, c, versioned, fn)
 }
+
+// functionsFit reports whether the function bodies that the functions step
+// chooses by server version fit the server: pgid.gen_ulid_v7 calls
+// uuidv7() on PostgreSQL 18 and later and not before. A database moved to
+// 18 by pg_upgrade or dump and restore keeps its old body and its recorded
+// checksum; Up then applies the functions step again. A missing function,
+// or one without an SQL-standard body, counts as fitting (Missing and the
+// checksum cover those).
+const functionsFit = `SELECT coalesce((
+  SELECT (pg_catalog.current_setting('server_version_num')::pg_catalog.int4 OPERATOR(pg_catalog.>=) 180000)
+         OPERATOR(pg_catalog.=)
+         (pg_catalog.strpos(pg_catalog.pg_get_function_sqlbody(p.oid), 'uuidv7()') OPERATOR(pg_catalog.>) 0)
+  FROM pg_catalog.pg_proc p
+  WHERE p.oid OPERATOR(pg_catalog.=) pg_catalog.to_regprocedure('pgid.gen_ulid_v7()')), true)`
 
 // ErrUntrusted is returned (wrapped, naming the problem and the fix) by
 // [Up], [Down] and [Version], and set in [Status].Err, when another role
@@ -577,7 +601,10 @@ func recordedVersion(r record) string {
 // checksum that is not in this pgid's history) stay as they are, and
 // versioned files it does not know are left alone. A versioned file whose
 // recorded checksum differs from the released one stops Up with
-// [ErrChecksum] before anything is applied.
+// [ErrChecksum] before anything is applied. Function definitions recorded
+// as current are applied again when a body chosen by server version
+// (pgid.gen_ulid_v7: uuidv7() on PostgreSQL 18) is another version's, as
+// after pg_upgrade or a restore onto a newer server.
 //
 // A tern-era database ([TernVersionTable], no [VersionTable]) is adopted
 // first: the versions tern applied are recorded as applied, without running
@@ -620,7 +647,7 @@ func Up[D DB](ctx context.Context, db D, opts ...Option) error {
 			return nil
 		}
 		if r, ok := s.records[FunctionsStep]; ok && r.checksum != nil {
-			if *r.checksum == fn.checksum {
+			if *r.checksum == fn.checksum && !s.unfit {
 				return nil
 			}
 			if !slices.Contains(functionsHistory, *r.checksum) {

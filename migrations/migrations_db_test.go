@@ -3,6 +3,7 @@ package migrations_test
 import (
 	"context"
 	"database/sql"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -19,12 +20,12 @@ import (
 )
 
 // pgidFunctions is the number of functions in schema pgid outside the
-// partition and tail ones: 6 ULID and 8 ObjectId functions, the internal
+// partition and tail ones: 6 ULID and 9 ObjectId functions (pgid.objectid_reseed too), the internal
 // pgid._parse_error, pgid._crockford_pairs and pgid._short_alphabet,
 // pgid.gen_ulid_v7 and pgid.ulid_is_v7, and pgid.typeid_text,
 // pgid.typeid_uuid and their internal pgid._typeid_error and
 // pgid._typeid_quote_byte.
-const pgidFunctions = 23
+const pgidFunctions = 24
 
 // schemaLatest is the version Up brings a database to: the number of
 // versioned files.
@@ -266,19 +267,24 @@ func TestFunctionAttributes(t *testing.T) {
 	if len(fns) != pgidFunctions {
 		t.Fatalf("%d functions, want %d", len(fns), pgidFunctions)
 	}
+	// nextval and setval are PARALLEL UNSAFE: so are the functions that call
+	// them.
+	sequence := map[string]bool{"gen_objectid": true, "objectid_reseed": true}
 	for _, f := range fns {
-		if f.Parallel != "s" {
-			t.Errorf("%s: parallel %q, want safe", f.Name, f.Parallel)
+		if want := map[bool]string{false: "s", true: "u"}[sequence[f.Name]]; f.Parallel != want {
+			t.Errorf("%s: parallel %q, want %q", f.Name, f.Parallel, want)
 		}
 		if f.Comment == "" {
 			t.Errorf("%s: no COMMENT", f.Name)
 		}
-		if strings.HasPrefix(f.Name, "gen_") {
+		if strings.HasPrefix(f.Name, "gen_") || sequence[f.Name] {
 			if f.Volatile != "v" {
 				t.Errorf("%s: volatility %q, want VOLATILE", f.Name, f.Volatile)
 			}
-			if !strings.Contains(f.Comment, "Not monotonic") {
-				t.Errorf("%s: comment does not say it is not monotonic: %q", f.Name, f.Comment)
+			// gen_ulid keeps its random 80 bits; the others say how they order.
+			if want := map[bool]string{true: "Not monotonic", false: "increas"}[f.Name == "gen_ulid"]; strings.HasPrefix(f.Name, "gen_") &&
+				!strings.Contains(f.Comment, want) {
+				t.Errorf("%s: comment does not say %q: %q", f.Name, want, f.Comment)
 			}
 			continue
 		}
@@ -336,6 +342,84 @@ func TestMigrationsChecksumMismatch(t *testing.T) {
 	}
 	if err := migrations.Down(ctx, conn); !errors.Is(err, migrations.ErrChecksum) {
 		t.Errorf("Down with a changed 002: %v, want ErrChecksum", err)
+	}
+}
+
+// The database's ObjectId value (sequence pgid.objectid_counter) is drawn
+// once, by 007: Up applying older function definitions again keeps it, and
+// the next ID follows the last one.
+func TestObjectIDCounterKeptByUp(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	conn := pgtest.Connect(t, pgtest.DB(t), pgx.QueryExecModeCacheStatement)
+	gen := func() []byte {
+		t.Helper()
+		var o []byte
+		if err := conn.QueryRow(ctx, "SELECT pgid.gen_objectid()").Scan(&o); err != nil {
+			t.Fatal(err)
+		}
+		return o
+	}
+	before := gen()
+	if _, err := conn.Exec(ctx, "UPDATE pgid.schema_migrations SET checksum = $1 WHERE name = $2",
+		migrations.FunctionsHistory()[0], migrations.FunctionsStep); err != nil {
+		t.Fatal(err)
+	}
+	if err := migrations.Up(ctx, conn); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := migrations.ReadStatus(ctx, conn); err != nil || !st.FunctionsCurrent {
+		t.Fatalf("status after Up: %+v, %v", st, err)
+	}
+	after := gen()
+	if binary.BigEndian.Uint64(after[4:]) != binary.BigEndian.Uint64(before[4:])+1 {
+		t.Errorf("after Up re-applied the functions: %x, before %x", after, before)
+	}
+}
+
+// A body chosen by server version that is another version's (a database
+// moved by pg_upgrade or a restore keeps its old server's body and its
+// recorded checksum) makes ReadStatus say the functions are not current,
+// and Up installs the body that fits: on PostgreSQL 18 and later
+// pgid.gen_ulid_v7 returns uuidv7(), before it does not. Below 18 the
+// moved body is played by one calling a uuidv7() of schema public.
+func TestFunctionsFitServer(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	conn := pgtest.Connect(t, pgtest.DB(t), pgx.QueryExecModeCacheStatement)
+	var v int
+	if err := conn.QueryRow(ctx, "SELECT current_setting('server_version_num')::int").Scan(&v); err != nil {
+		t.Fatal(err)
+	}
+	body := func() string {
+		t.Helper()
+		var b string
+		if err := conn.QueryRow(ctx, "SELECT pg_get_function_sqlbody('pgid.gen_ulid_v7()'::regprocedure)").Scan(&b); err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	fits := func() bool { return strings.Contains(body(), "uuidv7()") == (v >= 180000) }
+	if !fits() {
+		t.Fatalf("server_version_num %d: Up installed %q", v, body())
+	}
+	moved := "CREATE OR REPLACE FUNCTION pgid.gen_ulid_v7() RETURNS uuid LANGUAGE sql VOLATILE PARALLEL SAFE RETURN pg_catalog.gen_random_uuid()"
+	if v < 180000 {
+		moved = `CREATE FUNCTION public.uuidv7() RETURNS uuid LANGUAGE sql VOLATILE RETURN pg_catalog.gen_random_uuid();
+			CREATE OR REPLACE FUNCTION pgid.gen_ulid_v7() RETURNS uuid LANGUAGE sql VOLATILE PARALLEL SAFE RETURN public.uuidv7()`
+	}
+	if _, err := conn.Exec(ctx, moved); err != nil {
+		t.Fatal(err)
+	}
+	st, err := migrations.ReadStatus(ctx, conn)
+	if err != nil || st.FunctionsCurrent || st.Functions != migrations.FunctionsChecksum() || st.Err != nil {
+		t.Fatalf("status with another server's body %q: %+v, %v; want the checksum current and FunctionsCurrent false", body(), st, err)
+	}
+	if err := migrations.Up(ctx, conn); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := migrations.ReadStatus(ctx, conn); err != nil || !st.FunctionsCurrent || !fits() {
+		t.Errorf("after Up: %+v, %v; body %q", st, err, body())
 	}
 }
 

@@ -12,8 +12,8 @@ import (
 )
 
 // foreignPrivileges lists the privileges role holds on the objects of
-// schema pgid beyond what PUBLIC is given (USAGE on the schema and types,
-// EXECUTE on functions, SELECT on the version table), or WITH GRANT
+// schema pgid beyond what PUBLIC is given (USAGE on the schema, types and
+// sequences, EXECUTE on functions, SELECT on the version table), or WITH GRANT
 // OPTION, each as "object: privilege".
 func foreignPrivileges(t *testing.T, conn *pgx.Conn, role string) []string {
 	t.Helper()
@@ -27,7 +27,7 @@ func foreignPrivileges(t *testing.T, conn *pgx.Conn, role string) []string {
 		SELECT format('%s %s: %s%s', o.kind, o.name, e.privilege_type, CASE WHEN e.is_grantable THEN ' WITH GRANT OPTION' ELSE '' END)
 		FROM o, aclexplode(o.acl) e
 		WHERE e.grantee = $1::regrole
-		  AND (e.is_grantable OR NOT (o.kind, e.privilege_type) IN (('schema', 'USAGE'), ('type', 'USAGE'), ('function', 'EXECUTE'))
+		  AND (e.is_grantable OR NOT (o.kind, e.privilege_type) IN (('schema', 'USAGE'), ('type', 'USAGE'), ('function', 'EXECUTE'), ('sequence', 'USAGE'))
 		       AND NOT (o.kind = 'table' AND o.name = 'schema_migrations' AND e.privilege_type = 'SELECT'))
 		ORDER BY 1`, role)
 	if err != nil {

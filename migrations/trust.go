@@ -19,6 +19,7 @@ import (
 var publicGrants = []struct{ kind, name, privileges string }{
 	{"schema", "pgid", "USAGE"},
 	{"table", "schema_migrations", "SELECT"},
+	{"sequence", "objectid_counter", "USAGE"}, // gen_objectid's nextval
 	{"type", "*", "USAGE"},
 	{"function", "*", "EXECUTE"},
 }

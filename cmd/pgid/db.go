@@ -89,7 +89,7 @@ func cmdMigrate(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	where := fmt.Sprintf("migrate %s: database %s on %s:%d", dir, cfg.Database, cfg.Host, cfg.Port)
-	if before == after && was.Tern == now.Tern && was.Functions == now.Functions {
+	if before == after && was.Tern == now.Tern && was.Functions == now.Functions && was.FunctionsCurrent == now.FunctionsCurrent {
 		if dir == "up" {
 			fmt.Fprintf(e.stdout, "%s, version %d, up to date (nothing to apply)\n", where, after)
 		} else {
@@ -113,6 +113,8 @@ func printStatus(e *env, database string, st migrations.Status, asJSON bool) err
 		functions = "not read"
 	case st.Functions == "":
 		functions = "none recorded"
+	case !st.FunctionsCurrent && st.Functions == migrations.FunctionsChecksum():
+		functions = "this pgid's, installed for another PostgreSQL version (pg_upgrade or a restore): up installs them again"
 	case !st.FunctionsCurrent:
 		functions = "not this pgid's: up re-applies them if they are older, leaves them if a newer pgid wrote them"
 	case st.Err != nil:

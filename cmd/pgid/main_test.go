@@ -911,13 +911,37 @@ func TestMigrateStatus(t *testing.T) {
 		!strings.Contains(out, "functions  current") {
 		t.Errorf("status text after up:\n%s", out)
 	}
-	// Definitions recorded by another pgid: said so.
 	ctx := context.Background()
 	conn, err := pgx.Connect(ctx, dsn)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer conn.Close(ctx)
+	// This pgid's definitions with another server's body of gen_ulid_v7
+	// (uuidv7() on 18 and later only; below 18 one of schema public plays
+	// it): said so, and up installs them again.
+	var v int
+	if err := conn.QueryRow(ctx, "SELECT current_setting('server_version_num')::int").Scan(&v); err != nil {
+		t.Fatal(err)
+	}
+	moved := "CREATE OR REPLACE FUNCTION pgid.gen_ulid_v7() RETURNS uuid LANGUAGE sql RETURN pg_catalog.gen_random_uuid()"
+	if v < 180000 {
+		moved = `CREATE FUNCTION public.uuidv7() RETURNS uuid LANGUAGE sql RETURN pg_catalog.gen_random_uuid();
+			CREATE OR REPLACE FUNCTION pgid.gen_ulid_v7() RETURNS uuid LANGUAGE sql RETURN public.uuidv7()`
+	}
+	if _, err := conn.Exec(ctx, moved); err != nil {
+		t.Fatal(err)
+	}
+	if out := mustRun(t, "migrate", "status", "--database-url", dsn); !strings.Contains(out, "installed for another PostgreSQL version") {
+		t.Errorf("status with another server's gen_ulid_v7:\n%s", out)
+	}
+	if out := mustRun(t, "migrate", "--database-url", dsn); strings.Contains(out, "nothing to apply") {
+		t.Errorf("migrate up that installed gen_ulid_v7 again: %s", out)
+	}
+	if st = status(); st["functions_current"] != true {
+		t.Errorf("status after up reinstalled gen_ulid_v7: %v", st)
+	}
+	// Definitions recorded by another pgid: said so.
 	tag, err := conn.Exec(ctx, "UPDATE "+migrations.VersionTable+" SET checksum = repeat('0', 64) WHERE name = $1", migrations.FunctionsStep)
 	if err != nil || tag.RowsAffected() != 1 {
 		t.Fatalf("recording other definitions: %v, %v", tag, err)

@@ -285,24 +285,44 @@ COMMENT ON FUNCTION pgid.gen_ulid() IS
   'backends; generate keys with Go ulidtype.New() where order matters and use this for DEFAULT clauses and ad-hoc '
   'SQL.';
 
--- pgid.gen_ulid_v7: a new ULID in the UUIDv7 layout from clock_timestamp()
--- and 74 random bits of two gen_random_uuid() values (built in since
--- PostgreSQL 13), whose version 4 is replaced by 7 and whose variant 10 is
--- kept: hex digits 13..15 (rand_a, 12 bits) of one, 16..31 (variant and
--- rand_b, 62 random bits) of the other, counted from 0.
--- For DEFAULT clauses. Not monotonic: two values of the same millisecond, in
--- one backend or across backends, are ordered at random (uuidv7() on
--- PostgreSQL 18 is monotonic within one backend).
+-- pgid.gen_ulid_v7: a new ULID in the UUIDv7 layout, as PostgreSQL 18's
+-- uuidv7() makes it (RFC 9562 method 3): 48-bit Unix milliseconds of
+-- clock_timestamp(), version 7, 12 bits of sub-millisecond fraction
+-- (rand_a: microseconds * 4.096, rounded), then variant 10 and 62 random
+-- bits: the last 8 bytes of one gen_random_uuid() value, whose variant is
+-- 10 already. The hex digits of milliseconds * 4096 + fraction get the
+-- version digit inserted before their last 3 (overlay), then the random
+-- tail of the uuid's text from its 20th character. Within a backend the
+-- values strictly increase whenever clock_timestamp() has moved on by a
+-- microsecond (it has microsecond resolution); across backends they are
+-- ordered to the microsecond. For DEFAULT clauses.
+--
+-- On PostgreSQL 18 and later the DO block below replaces the body with
+-- uuidv7() itself (strictly increasing within a backend, at nanosecond
+-- resolution). Up installs the body that fits the server and installs it
+-- again when it does not (a database moved to 18 by pg_upgrade or a
+-- restore keeps the body of its old server): see functionsFit in
+-- migrations.go.
 CREATE OR REPLACE FUNCTION pgid.gen_ulid_v7() RETURNS uuid
 LANGUAGE sql VOLATILE PARALLEL SAFE
-RETURN (lpad(to_hex(floor(extract(epoch FROM timezone('UTC', clock_timestamp())) * 1000)::int8), 12, '0')
-        || '7' || substr(replace(gen_random_uuid()::text, '-', ''), 14, 3)
-        || substr(replace(gen_random_uuid()::text, '-', ''), 17, 16))::uuid;
+RETURN (pg_catalog.overlay(pg_catalog.lpad(pg_catalog.to_hex(
+            (EXTRACT(epoch FROM pg_catalog.clock_timestamp()) * 4096000)::pg_catalog.int8), 15, '0'), '7', 13, 0)
+        || pg_catalog.substr(pg_catalog.gen_random_uuid()::pg_catalog.text, 20))::pg_catalog.uuid;
+
+DO $$
+BEGIN
+  IF pg_catalog.current_setting('server_version_num')::pg_catalog.int4 OPERATOR(pg_catalog.>=) 180000 THEN
+CREATE OR REPLACE FUNCTION pgid.gen_ulid_v7() RETURNS uuid
+LANGUAGE sql VOLATILE PARALLEL SAFE
+RETURN pg_catalog.uuidv7();
+  END IF;
+END
+$$;
 
 COMMENT ON FUNCTION pgid.gen_ulid_v7() IS
-  'New ULID that is also a UUIDv7 (version 7, variant 10): clock_timestamp() in ms and 74 random bits, the layout of '
-  'Go ulidtype.LayoutV7 and of uuidv7(). Not monotonic within a millisecond, within or across backends; generate '
-  'keys with Go ulidtype.New() where order matters, or uuidv7() on PostgreSQL 18 (monotonic within a backend).';
+  'New ULID that is also a UUIDv7 (version 7, variant 10), as uuidv7() of PostgreSQL 18 (which it calls there): '
+  'clock_timestamp() in ms, a 12-bit sub-ms fraction, 62 random bits. Strictly increasing within a backend as the '
+  'clock moves (per microsecond before 18); Go ulidtype.New() is strictly increasing within a process.';
 
 -- pgid.ulid_is_v7: whether an ID is also a valid UUIDv7, like Go
 -- ulidtype.ULID.IsV7; on every version, for example in a CHECK constraint

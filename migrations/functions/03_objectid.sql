@@ -246,27 +246,47 @@ COMMENT ON FUNCTION pgid.objectid_max_at(timestamptz) IS
   'Largest ObjectId of the second of t: Unix seconds (floored, clamped to [0, 2^32-1]) then 8 0xff bytes. Agrees '
   'with Go objectidtype.MaxAt.';
 
--- pgid.gen_objectid: a new ObjectId from clock_timestamp() and 8 random bytes
--- taken from two gen_random_uuid() values, skipping their version and
--- variant bits: hex digits 17..31 of one and 0 of the other. For DEFAULT
--- clauses. Unlike Go's generator it has no process-unique prefix and no
--- counter, so it is not monotonic within a second.
+-- pgid.gen_objectid: a new ObjectId, laid out as MongoDB's and Go's: the
+-- Unix seconds of clock_timestamp(), then the next value of the sequence
+-- pgid.objectid_counter (007_objectid_counter.sql) as 8 big-endian bytes:
+-- 5 bytes of this database's random value and a 3-byte counter, which
+-- carries into them past 2^24. Within a database IDs of one second
+-- strictly increase in the order of their nextval calls, across sessions,
+-- and never collide, at any rate. For DEFAULT clauses. VOLATILE and
+-- PARALLEL UNSAFE, as nextval; a hot standby refuses it (nextval writes).
 CREATE OR REPLACE FUNCTION pgid.gen_objectid() RETURNS bytea
-LANGUAGE sql VOLATILE PARALLEL SAFE
-RETURN decode(lpad(to_hex(floor(extract(epoch FROM timezone('UTC', clock_timestamp())))::int8), 8, '0')
-              || substr(replace(gen_random_uuid()::text, '-', ''), 18, 15)
-              || substr(replace(gen_random_uuid()::text, '-', ''), 1, 1), 'hex');
+LANGUAGE sql VOLATILE PARALLEL UNSAFE
+RETURN pg_catalog.substr(pg_catalog.int8send(
+           pg_catalog.floor(EXTRACT(epoch FROM pg_catalog.clock_timestamp()))::pg_catalog.int8), 5)
+       || pg_catalog.int8send(pg_catalog.nextval('pgid.objectid_counter'::pg_catalog.regclass));
 
 COMMENT ON FUNCTION pgid.gen_objectid() IS
-  'New ObjectId: clock_timestamp() in seconds and 8 random bytes. Not monotonic within a second, within or across '
-  'backends; generate keys with Go objectidtype.New() where order matters and use this for DEFAULT clauses and '
-  'ad-hoc SQL.';
+  'New ObjectId: clock_timestamp() in seconds, then the next value of sequence pgid.objectid_counter: 5 bytes of '
+  'this database''s random value and a 3-byte counter that carries into them. IDs of one second strictly increase '
+  'in the order made, across sessions, and never collide within the database. Refused on a hot standby.';
 
+-- pgid.objectid_reseed: draws a new random value for this database (64
+-- bits: the 5 bytes and the counter's start) and returns the 5 bytes. Run
+-- it as the owner of schema pgid on a copy that writes beside its
+-- original: a database restored from pg_dump or a base backup, a
+-- subscriber made by pg_createsubscriber, a Citus worker whose value
+-- another node shares. It takes effect at once for every session.
+CREATE OR REPLACE FUNCTION pgid.objectid_reseed() RETURNS bytea
+LANGUAGE sql VOLATILE PARALLEL UNSAFE
+RETURN pg_catalog.substr(pg_catalog.int8send(pg_catalog.setval('pgid.objectid_counter'::pg_catalog.regclass,
+           ('x' || pg_catalog.substr(pg_catalog.replace(pg_catalog.gen_random_uuid()::pg_catalog.text, '-', ''), 1, 12)
+                || pg_catalog.substr(pg_catalog.replace(pg_catalog.gen_random_uuid()::pg_catalog.text, '-', ''), 18, 4)
+           )::pg_catalog.bit(64)::pg_catalog.int8, false)), 1, 5);
+
+COMMENT ON FUNCTION pgid.objectid_reseed() IS
+  'Draws a new random value for this database''s ObjectIds (sequence pgid.objectid_counter) and returns its 5 bytes. '
+  'For a restored copy that writes beside its original. Needs UPDATE on the sequence (its owner).';
 
 ---- create above / drop below ----
 
 SET LOCAL search_path = pg_catalog, pg_temp;
 
+DROP FUNCTION IF EXISTS pgid.objectid_reseed();
 DROP FUNCTION IF EXISTS pgid.gen_objectid();
 DROP FUNCTION IF EXISTS pgid.objectid_max_at(timestamptz);
 DROP FUNCTION IF EXISTS pgid.objectid_min_at(timestamptz);
