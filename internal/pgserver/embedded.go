@@ -373,18 +373,18 @@ func (pm *postmaster) stop() error {
 	return fmt.Errorf("postmaster %d did not stop", pm.cmd.Process.Pid)
 }
 
-// command is an exec.Cmd for a PostgreSQL program: run from /, with only
-// the environment it needs (PATH, the locale, TZ, TMPDIR), so neither this
-// process's secrets nor its PG* variables (PGDATA, PGPORT...) reach a
-// process of the server's user, where any process of that user could read
-// them in /proc.
+// command is an exec.Cmd for a program pgserver starts: run from /, with
+// PATH=safePATH and of this process's environment only the locale, TZ and
+// TMPDIR, so neither its secrets nor its LD_* or PG* variables (LD_PRELOAD,
+// PGDATA, PGPORT...) reach the program, nor a process of the server's
+// user, where any process of that user could read them in /proc.
 func command(ctx context.Context, path string, args ...string) *exec.Cmd {
 	cmd := exec.CommandContext(ctx, path, args...)
 	cmd.Dir = "/"
-	cmd.Env = []string{}
+	cmd.Env = []string{"PATH=" + safePATH}
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")
-		if k == "PATH" || k == "LANG" || k == "TZ" || k == "TMPDIR" || strings.HasPrefix(k, "LC_") {
+		if k == "LANG" || k == "TZ" || k == "TMPDIR" || strings.HasPrefix(k, "LC_") {
 			cmd.Env = append(cmd.Env, kv)
 		}
 	}

@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"syscall"
 )
@@ -309,7 +311,8 @@ func (o *EmbeddedOptions) verbose(getenv func(string) string) bool {
 
 // systemPlaces are where SourceSystem looks for an installed PostgreSQL.
 type systemPlaces struct {
-	// pgConfig returns the path of pg_config on PATH.
+	// pgConfig returns the path of pg_config: on PATH, or in safePATH's
+	// directories as root.
 	pgConfig func() (string, error)
 	// globs are bin directories, a * standing for the major version.
 	globs []string
@@ -318,7 +321,12 @@ type systemPlaces struct {
 // defaultSystemPlaces are where SourceSystem looks unless a test says
 // otherwise: pg_config on PATH, then the packages' usual directories.
 var defaultSystemPlaces = systemPlaces{
-	pgConfig: func() (string, error) { return exec.LookPath("pg_config") },
+	pgConfig: func() (string, error) {
+		if os.Geteuid() == 0 {
+			return lookSafe("pg_config")
+		}
+		return exec.LookPath("pg_config")
+	},
 	globs: []string{
 		"/usr/lib/postgresql/*/bin",          // Debian, Ubuntu
 		"/usr/pgsql-*/bin",                   // RHEL, Fedora (the PGDG packages)
@@ -326,4 +334,22 @@ var defaultSystemPlaces = systemPlaces{
 		"/usr/local/opt/postgresql@*/bin",    // Homebrew on Intel
 		"/Applications/Postgres.app/Contents/Versions/*/bin",
 	},
+}
+
+// safePATH is the PATH of every program pgserver starts, and where it
+// looks for pg_config and useradd as root: system directories only root
+// may write, never the caller's PATH (a script such as Debian's pg_config
+// runs ls and tail from it).
+const safePATH = "/usr/sbin:/usr/bin:/sbin:/bin"
+
+// lookSafe returns the first executable regular file name in safePATH's
+// directories.
+func lookSafe(name string) (string, error) {
+	for _, dir := range filepath.SplitList(safePATH) {
+		p := filepath.Join(dir, name)
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0 {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("no %s in %s", name, safePATH)
 }
