@@ -3,7 +3,6 @@
 package pgserver
 
 import (
-	"archive/tar"
 	"bytes"
 	"compress/gzip"
 	"context"
@@ -153,7 +152,7 @@ func extractTgz(ctx context.Context, tgz []byte, root *os.Root) error {
 	if err != nil {
 		return err
 	}
-	if err := extractTar(ctx, tar.NewReader(ctxReader{ctx, zr}), root); err != nil {
+	if err := extractTar(ctx, ctxReader{ctx, zr}, root); err != nil {
 		return err
 	}
 	const list = "package/native/pg-symlinks.json"

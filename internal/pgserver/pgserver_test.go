@@ -458,7 +458,7 @@ func TestExtractHostileArchive(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer root.Close()
-			err = extractTar(context.Background(), tar.NewReader(&b), root)
+			err = extractTar(context.Background(), &b, root)
 			if err == nil {
 				t.Fatalf("extracted %+v", h)
 			}
@@ -493,7 +493,7 @@ func TestExtractHostileArchive(t *testing.T) {
 			tw.Close()
 			root, _ := os.OpenRoot(dir)
 			defer root.Close()
-			err := extractTar(context.Background(), tar.NewReader(&b), root)
+			err := extractTar(context.Background(), &b, root)
 			if err == nil {
 				t.Fatal("extracted")
 			}
@@ -514,7 +514,7 @@ func TestExtractHostileArchive(t *testing.T) {
 		tw.Close()
 		root, _ := os.OpenRoot(dir)
 		defer root.Close()
-		if err := extractTar(context.Background(), tar.NewReader(&b), root); err != nil {
+		if err := extractTar(context.Background(), &b, root); err != nil {
 			t.Log(err)
 		}
 		if entries, _ := os.ReadDir(parent); len(entries) != 1 {
