@@ -96,6 +96,10 @@ var ErrNotEmbedded = errors.New("pgserver: not an embedded server started by thi
 // is extracted.
 var ErrIntegrity = errors.New("the download does not match its checksum")
 
+// errUnpinned is what a download pgid has no digest of fails with, besides
+// ErrIntegrity.
+var errUnpinned = errors.New("no digest of it is built into pgid")
+
 // Attempt is one place [StartEmbedded] looked for PostgreSQL, or one download
 // it tried, and why it could not use it.
 type Attempt struct {

@@ -5,7 +5,6 @@ package pgserver
 import (
 	"encoding/base64"
 	"encoding/hex"
-	"errors"
 	"runtime"
 )
 
@@ -34,10 +33,6 @@ var npmSHA512 = map[string]string{
 // pinned, so SourceMaven refuses to download (ErrIntegrity) and
 // SourceAuto does not try it until a digest is added here.
 var mavenSHA256 = map[string]string{}
-
-// errUnpinned is what a download pgid has no digest of fails with, besides
-// ErrIntegrity.
-var errUnpinned = errors.New("no digest of it is built into pgid")
 
 // pinned returns the digest built into pgid of source's archive for this
 // platform: the SHA-256 of the Maven jar, the SHA-512 of the npm tarball;
