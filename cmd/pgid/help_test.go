@@ -61,7 +61,7 @@ func TestCommandHelp(t *testing.T) {
 		{[]string{"open", "-h"}, append([]string{"--candidates", "stdin"}, keyFile...)},
 		{[]string{"new-key", "-h"}, []string{"umask 077", "rotate"}},
 		{[]string{"demo", "-h"}, []string{
-			"--database-url", pgserver.EnvDatabaseURL, pgserver.ComposeDSN, "embedded PostgreSQL", "checksum verified",
+			"--database-url", pgserver.EnvDatabaseURL, pgserver.ComposeDSN, "embedded PostgreSQL", "digest built into pgid",
 			pgserver.EnvBinaries + "=DIR", "bin/initdb", pgserver.EnvCache, pgserver.RootCacheDir, pgserver.EnvMode + "=embedded",
 			pgserver.EnvUser, pgserver.DefaultUser, "CREATEDB", "PGID_OPAQUE_KEYS", "which server",
 		}},

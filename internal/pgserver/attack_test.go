@@ -98,7 +98,9 @@ func victim(t *testing.T) {
 	}
 	// The jar the mirror serves: wrappers that record who runs them.
 	record := "echo \"$0 $(id -u)\" >> " + shQuote(filepath.Join(logDir, "ran")) + "\n"
-	srv, downloads := mirror(t, wrapperJar(t, real, record), false)
+	jar := wrapperJar(t, real, record)
+	srv, downloads := mirror(t, jar, false)
+	pins := pinsOf(jar, nil)
 
 	// The attacker: this binary again, as nobody (go test's build
 	// directory is root's alone, so from a copy).
@@ -131,7 +133,7 @@ func victim(t *testing.T) {
 
 	// A: the cache the attacker prepared in /var/tmp, as PGID_POSTGRES_CACHE.
 	scenario(t, "A: cache /var/tmp/pgid-postgres, prepared by the attacker", func() error {
-		s, err := StartEmbedded(ctx, EmbeddedOptions{Source: SourceMaven, BinaryRepositoryURL: srv.URL, Getenv: env(map[string]string{EnvCache: "/var/tmp/pgid-postgres"}), started: started})
+		s, err := StartEmbedded(ctx, EmbeddedOptions{Source: SourceMaven, BinaryRepositoryURL: srv.URL, Getenv: env(map[string]string{EnvCache: "/var/tmp/pgid-postgres"}), started: started, pins: pins})
 		return closeOr(s, err)
 	}, true)
 	// B: the attacker's own binaries, as PGID_POSTGRES_BINARIES.
@@ -153,7 +155,7 @@ func victim(t *testing.T) {
 		if err := os.RemoveAll(RootCacheDir); err != nil {
 			return err
 		}
-		s, err := StartEmbedded(ctx, EmbeddedOptions{Source: SourceMaven, BinaryRepositoryURL: srv.URL, Getenv: env(nil), started: started})
+		s, err := StartEmbedded(ctx, EmbeddedOptions{Source: SourceMaven, BinaryRepositoryURL: srv.URL, Getenv: env(nil), started: started, pins: pins})
 		if err != nil {
 			return err
 		}
@@ -175,7 +177,7 @@ func victim(t *testing.T) {
 	os.Chown(RootCacheDir, nobody, nobody)
 	waitFor(t, filepath.Join(RootCacheDir, "postgresql-"+EmbeddedVersion+"-"+artifact(), "bin", "initdb"))
 	scenario(t, "D: the default cache, owned by the attacker", func() error {
-		s, err := StartEmbedded(ctx, EmbeddedOptions{Source: SourceMaven, BinaryRepositoryURL: srv.URL, Getenv: env(nil), started: started})
+		s, err := StartEmbedded(ctx, EmbeddedOptions{Source: SourceMaven, BinaryRepositoryURL: srv.URL, Getenv: env(nil), started: started, pins: pins})
 		return closeOr(s, err)
 	}, true)
 

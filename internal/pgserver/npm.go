@@ -3,7 +3,6 @@
 package pgserver
 
 import (
-	"archive/tar"
 	"bytes"
 	"compress/gzip"
 	"context"
@@ -72,7 +71,11 @@ func (o *EmbeddedOptions) npmDownload() (*download, error) {
 		url:    reg + "/" + scope + "%2f" + name + "/" + NPMVersion,
 		name:   "npm-" + strings.TrimPrefix(strings.ReplaceAll(pkg, "/", "-"), "@") + "-" + NPMVersion,
 		prefix: "package/native"}
-	d.get = func(ctx context.Context, dir string) error { return o.getNPM(ctx, reg, pkg, d.url, dir) }
+	pin := o.pinned(SourceNPM)
+	if pin == nil {
+		return nil, fmt.Errorf("%w: %w: %s %s (the registry's integrity comes from the same host, so it is not enough): refused", ErrIntegrity, errUnpinned, pkg, NPMVersion)
+	}
+	d.get = func(ctx context.Context, dir string) error { return o.getNPM(ctx, reg, pkg, d.url, pin, dir) }
 	return d, nil
 }
 
@@ -81,9 +84,9 @@ const maxMetadata = 1 << 20
 
 // getNPM reads the version's document at metaURL, downloads the tarball it
 // names (on reg's host), checks it against the document's sha512
-// integrity and extracts it into dir, with the symbolic links its
+// integrity and the pinned SHA-512 and extracts it into dir, with the symbolic links its
 // native/pg-symlinks.json lists.
-func (o *EmbeddedOptions) getNPM(ctx context.Context, reg, pkg, metaURL, dir string) error {
+func (o *EmbeddedOptions) getNPM(ctx context.Context, reg, pkg, metaURL string, pin []byte, dir string) error {
 	b, err := get(ctx, metaURL, maxMetadata)
 	if err != nil {
 		return fmt.Errorf("read %s %s's metadata: %w", pkg, NPMVersion, err)
@@ -131,7 +134,10 @@ func (o *EmbeddedOptions) getNPM(ctx context.Context, reg, pkg, metaURL, dir str
 	if !slices.ContainsFunc(want, func(w []byte) bool { return bytes.Equal(w, got[:]) }) {
 		return fmt.Errorf("%w: %s has sha512-%s, but the registry's integrity is %s", ErrIntegrity, tb, base64.StdEncoding.EncodeToString(got[:]), meta.Dist.Integrity)
 	}
-	o.logf("pgserver: %s %s: %.1f MiB from %s, matching the registry's sha512 integrity", pkg, NPMVersion, float64(len(tgz))/(1<<20), tb)
+	if !bytes.Equal(got[:], pin) {
+		return fmt.Errorf("%w: %s has sha512-%s, not sha512-%s, the digest built into pgid (the registry agrees with the download: the registry, or a mirror, serves another tarball)", ErrIntegrity, tb, base64.StdEncoding.EncodeToString(got[:]), base64.StdEncoding.EncodeToString(pin))
+	}
+	o.logf("pgserver: %s %s: %.1f MiB from %s, matching pgid's sha512 and the registry's integrity", pkg, NPMVersion, float64(len(tgz))/(1<<20), tb)
 	root, err := os.OpenRoot(dir)
 	if err != nil {
 		return err
@@ -153,7 +159,7 @@ func extractTgz(ctx context.Context, tgz []byte, root *os.Root) error {
 	if err != nil {
 		return err
 	}
-	if err := extractTar(ctx, tar.NewReader(ctxReader{ctx, zr}), root); err != nil {
+	if err := extractTar(ctx, ctxReader{ctx, zr}, root); err != nil {
 		return err
 	}
 	const list = "package/native/pg-symlinks.json"

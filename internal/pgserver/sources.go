@@ -27,6 +27,9 @@ func (o *EmbeddedOptions) sources(getenv func(string) string) ([]string, error) 
 		v, from = getenv(EnvSource), EnvSource
 	}
 	if v == "" || v == SourceAuto {
+		if o.pinned(SourceMaven) == nil {
+			return []string{SourceSystem, SourceNPM}, nil
+		}
 		return []string{SourceSystem, SourceMaven, SourceNPM}, nil
 	}
 	var out []string

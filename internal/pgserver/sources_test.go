@@ -181,11 +181,17 @@ func TestSystemPgConfigUnsafe(t *testing.T) {
 	}
 }
 
+// TestSourceSetting: the sources PGID_POSTGRES_SOURCE names, in order;
+// auto tries Maven only where pgid has the jar's digest (this release has
+// none: see mavenSHA256).
 func TestSourceSetting(t *testing.T) {
-	for v, want := range map[string]string{"": "system,maven,npm", "auto": "system,maven,npm", "npm": "npm", "npm, system,npm": "npm,system"} {
-		got, err := (&EmbeddedOptions{}).sources(env(map[string]string{EnvSource: v}))
-		if err != nil || strings.Join(got, ",") != want {
-			t.Errorf("%s=%q: %v, %v; want %s", EnvSource, v, got, err, want)
+	pinned := &EmbeddedOptions{pins: pinsOf([]byte("a jar"), []byte("a tarball"))}
+	for v, want := range map[string]string{"": "system,npm", "auto": "system,npm", "npm": "npm", "npm, system,npm": "npm,system", "maven": "maven"} {
+		for o, want := range map[*EmbeddedOptions]string{{}: want, pinned: strings.Replace(want, "system,npm", "system,maven,npm", 1)} {
+			got, err := o.sources(env(map[string]string{EnvSource: v}))
+			if err != nil || strings.Join(got, ",") != want {
+				t.Errorf("%s=%q (pins %v): %v, %v; want %s", EnvSource, v, o.pins != nil, got, err, want)
+			}
 		}
 	}
 	_, err := StartEmbedded(context.Background(), EmbeddedOptions{Source: "docker", Getenv: env(nil)})
@@ -289,8 +295,8 @@ func TestNPMDownload(t *testing.T) {
 	bins := binaries(t)
 	tgz := wrapperTgz(t, bins)
 	cache := filepath.Join(privateDir(t), "cache")
-	startNPM := func(srv string) (*Server, error) {
-		return StartEmbedded(context.Background(), EmbeddedOptions{Source: SourceNPM, NPMRegistryURL: srv, CacheDir: cache, Getenv: env(nil)})
+	startNPM := func(srv string, tgz []byte) (*Server, error) {
+		return StartEmbedded(context.Background(), EmbeddedOptions{Source: SourceNPM, NPMRegistryURL: srv, CacheDir: cache, Getenv: env(nil), pins: pinsOf(nil, tgz)})
 	}
 	refused := map[string]struct {
 		tgz  []byte
@@ -317,7 +323,7 @@ func TestNPMDownload(t *testing.T) {
 	for name, c := range refused {
 		t.Run(name, func(t *testing.T) {
 			srv, _ := npmRegistry(t, c.tgz, c.meta)
-			_, err := startNPM(srv.URL)
+			_, err := startNPM(srv.URL, c.tgz)
 			if err == nil || !errors.Is(err, ErrNoBinaries) {
 				t.Fatalf("err = %v, want it refused", err)
 			}
@@ -339,7 +345,7 @@ func TestNPMDownload(t *testing.T) {
 	srv, requests := npmRegistry(t, tgz, nil)
 	dst := filepath.Join(cache, "npm-"+strings.ReplaceAll(strings.TrimPrefix(npmPkg(t), "@"), "/", "-")+"-"+NPMVersion)
 	for i := 0; i < 2; i++ {
-		s, err := startNPM(srv.URL)
+		s, err := startNPM(srv.URL, tgz)
 		if err != nil {
 			t.Fatalf("start %d: %v", i+1, err)
 		}
@@ -363,7 +369,7 @@ func TestNPMDownload(t *testing.T) {
 	t.Run("after Maven Central fails", func(t *testing.T) {
 		var logs []string
 		s, err := StartEmbedded(context.Background(), EmbeddedOptions{BinaryRepositoryURL: deadURL(t), NPMRegistryURL: srv.URL, CacheDir: cache,
-			Getenv: env(nil), system: noSystem, Logf: func(f string, a ...any) { logs = append(logs, fmt.Sprintf(f, a...)) }})
+			Getenv: env(nil), system: noSystem, pins: pinsOf([]byte("any jar"), tgz), Logf: func(f string, a ...any) { logs = append(logs, fmt.Sprintf(f, a...)) }})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -385,7 +391,7 @@ func TestNoBinariesShortError(t *testing.T) {
 	maven, npm := deadURL(t), deadURL(t)
 	find := func(e map[string]string) error {
 		s, err := Find(context.Background(), Options{ComposeDSN: deadDSN, Getenv: env(e),
-			Embedded: EmbeddedOptions{BinaryRepositoryURL: maven, NPMRegistryURL: npm, CacheDir: cache, system: noSystem}})
+			Embedded: EmbeddedOptions{BinaryRepositoryURL: maven, NPMRegistryURL: npm, CacheDir: cache, system: noSystem, pins: pinsOf([]byte("any jar"), []byte("any tarball"))}})
 		if err == nil {
 			s.Close()
 			t.Fatal("started")

@@ -98,6 +98,10 @@ func StartStandby(ctx context.Context, primary *Server, o EmbeddedOptions) (*Ser
 		dropSlot(primary.DSN, slot)
 		return fail(err)
 	}
+	if err := copyConf(filepath.Dir(filepath.Dir(primary.DataDir)), work); err != nil {
+		dropSlot(primary.DSN, slot)
+		return fail(err)
+	}
 	s, err := serve(ctx, &o, cred, info.bin, work, runDir, dataDir, info.password, began)
 	if err != nil {
 		dropSlot(primary.DSN, slot)
@@ -292,6 +296,29 @@ func dropSlot(dsn, slot string) error {
 	}
 	if err != nil {
 		return fmt.Errorf("drop the replication slot %s: %w", slot, err)
+	}
+	return nil
+}
+
+// copyConf makes work/conf with the configuration files of the server in
+// from (a primary's work directory, whose conf only this process may
+// write).
+func copyConf(from, work string) error {
+	conf := filepath.Join(work, confDir)
+	if err := os.Mkdir(conf, 0o755); err != nil {
+		return err
+	}
+	if err := os.Chmod(conf, 0o755); err != nil {
+		return err
+	}
+	for _, name := range []string{"postgresql.conf", "pg_hba.conf", "pg_ident.conf"} {
+		b, err := os.ReadFile(filepath.Join(from, confDir, name))
+		if err != nil {
+			return err
+		}
+		if err := writeShared(filepath.Join(conf, name), b); err != nil {
+			return err
+		}
 	}
 	return nil
 }

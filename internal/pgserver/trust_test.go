@@ -149,10 +149,11 @@ func TestSecurePathLevels(t *testing.T) {
 // each way and checks the error names the cache and the fix, nothing is
 // downloaded, and the directory is left as it was.
 func TestUnsafeCacheRefused(t *testing.T) {
-	srv, requests := mirror(t, fixtureJar(t, map[string]string{"bin/initdb": "#!/bin/sh\nexit 1\n", "bin/postgres": "#!/bin/sh\nexit 1\n"}), false)
+	jar := fixtureJar(t, map[string]string{"bin/initdb": "#!/bin/sh\nexit 1\n", "bin/postgres": "#!/bin/sh\nexit 1\n"})
+	srv, requests := mirror(t, jar, false)
 	base := privateDir(t)
 	start := func(cache string, env map[string]string) error {
-		s, err := StartEmbedded(context.Background(), EmbeddedOptions{Source: SourceMaven, BinaryRepositoryURL: srv.URL, CacheDir: cache, Getenv: func(k string) string { return env[k] }})
+		s, err := StartEmbedded(context.Background(), EmbeddedOptions{Source: SourceMaven, BinaryRepositoryURL: srv.URL, CacheDir: cache, Getenv: func(k string) string { return env[k] }, pins: pinsOf(jar, nil)})
 		if err == nil {
 			s.Close()
 		}
