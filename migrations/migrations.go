@@ -594,39 +594,18 @@ func recordedVersion(r record) string {
 // each in a transaction of its own, then the function definitions if they
 // differ from those the database recorded, in one more transaction. It is
 // safe to call on every start: with nothing to do it only reads, which any
-// role may (see Roles in the package documentation); with something to
-// apply, a role that does not own the database gets [ErrNotOwner].
+// role may; with something to apply, a role that does not own the database
+// gets [ErrNotOwner]. It adopts a tern-era database ([TernVersionTable])
+// without running its files again, and never goes back to older function
+// definitions or touches versioned files it does not know.
 //
-// Up never goes back: function definitions recorded by a newer pgid (a
-// checksum that is not in this pgid's history) stay as they are, and
-// versioned files it does not know are left alone. A versioned file whose
-// recorded checksum differs from the released one stops Up with
-// [ErrChecksum] before anything is applied. Function definitions recorded
-// as current are applied again when a body chosen by server version
-// (pgid.gen_ulid_v7: uuidv7() on PostgreSQL 18) is another version's, as
-// after pg_upgrade or a restore onto a newer server.
-//
-// A tern-era database ([TernVersionTable], no [VersionTable]) is adopted
-// first: the versions tern applied are recorded as applied, without running
-// them again (their checksums as NULL: tern did not record which edition of
-// the files ran), and the function definitions, which tern-era databases
-// have in whatever edition they were given, are applied.
-//
-// Up refuses, applying nothing, a schema pgid that is not trustworthy
-// ([ErrUntrusted]) and checks it again in each step's transaction before
-// committing it, after revoking what the owner's default privileges gave
-// the objects the step created; see Roles in the package documentation.
-//
-// When db is a *pgxpool.Pool and Up applied anything, Up resets the pool
-// (pgxpool.Pool.Reset): connections made before, whose
-// pgidpgx.AfterConnect found no pgid domains to load, are closed and new
-// ones load them. So one pool with AfterConnect set can run Up and then
-// use the IDs. A *sql.DB's connections are not replaced: those opened
-// before Up send domain parameters in text, which works.
-//
-// Up waits at most [DefaultLockWait] for [LockKey] (see [WithLockWait]). It
-// changes nothing in the session: each step sets its search_path with SET
-// LOCAL, which ends with the step's transaction.
+// Up refuses, applying nothing, a recorded checksum that differs from the
+// released file's ([ErrChecksum]) and a schema pgid that is not trustworthy
+// ([ErrUntrusted], checked again in each step before it commits). It waits
+// at most [DefaultLockWait] for [LockKey] ([WithLockWait]), then returns
+// [ErrLocked]. When db is a *pgxpool.Pool and Up applied anything, it resets
+// the pool, so connections load the pgid domains (pgidpgx.AfterConnect).
+// See docs/MIGRATIONS.md.
 func Up[D DB](ctx context.Context, db D, opts ...Option) error {
 	changed := false
 	err := run(ctx, db, "up", opts, func(c *pgx.Conn, versioned []step, fn step, s state) error {
@@ -825,33 +804,18 @@ func adopt(ctx context.Context, c *pgx.Conn, versioned []step, fn step, s *state
 var ErrUnknownVersion = errors.New("pgid migrations: the database has migrations this pgid does not know")
 
 // Down reverts everything [Up] applied, leaving no schema pgid behind (and
-// dropping [TernVersionTable] if it is there): first the function
-// definitions, then the versioned files, newest first, each step in a
-// transaction of its own.
+// dropping [TernVersionTable] if it is there): the function definitions,
+// then the versioned files, newest first, each step in a transaction of its
+// own. It first tries all the reverse SQL in a transaction it rolls back:
+// while a column, default, view or SQL-standard function body uses pgid,
+// Down returns the dependency error (SQLSTATE 2BP01, naming the dependent
+// objects) having dropped nothing. If a later step fails, the error names
+// it and [VersionTable] records how far Down got (Up restores the rest).
 //
-// It first runs all the reverse SQL in one transaction and rolls it back:
-// while a table column, default, view or SQL-standard function body (BEGIN
-// ATOMIC or RETURN) still uses a pgid domain or function, Down returns the
-// database's dependency error (SQLSTATE 2BP01, wrapped, naming the
-// dependent objects) having dropped nothing. Functions with quoted bodies
-// ($$ ... $$) that call pgid functions are not dependencies PostgreSQL knows
-// of: they do not stop Down and fail when next called.
-//
-// Only if that trial succeeds does Down revert the steps one by one. A table
-// created by another session between the trial and the real run can still
-// stop it part way; the returned error then names the step, and
-// [VersionTable] records how far it got (Up restores the rest).
-//
-// After Down and Up, other sessions that had prepared statements using pgid
-// types (pgx caches them per connection) get SQLSTATE XX000 "cache lookup
-// failed for type" once per cached statement: the types were dropped and
-// created again with new OIDs. pgx then drops the statement from its cache and
-// the next call prepares it again; pools can also be reset.
-//
-// Down waits for [LockKey] as [Up] does and, like it, leaves the session as
-// it found it. A database with versioned files this pgid does not know is
-// refused with [ErrUnknownVersion], one with a schema pgid that is not
-// trustworthy with [ErrUntrusted] (fix it by hand, as the error says).
+// Down takes [LockKey] and leaves the session as [Up] does, and refuses
+// [ErrUnknownVersion] (versioned files this pgid does not know) and
+// [ErrUntrusted]. Statements that other connections prepared with pgid's
+// types fail once afterwards (XX000); see docs/MIGRATIONS.md.
 func Down[D DB](ctx context.Context, db D, opts ...Option) error {
 	return run(ctx, db, "down", opts, func(c *pgx.Conn, versioned []step, fn step, s state) error {
 		if err := s.check(versioned); err != nil {

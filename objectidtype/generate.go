@@ -22,8 +22,8 @@ const parityBit = 1 << 63
 // carries into the seconds), unlike MongoDB's generators, whose counter
 // wraps. It is safe for concurrent use and lock-free but for one short
 // critical section per second of the clock. Its zero value is ready to use,
-// with the system clock and crypto/rand. The package documentation's
-// sections Generation and Process copies say how and why.
+// with the system clock and crypto/rand. docs/IDS.md says how and why,
+// and what happens to copies of a process.
 //
 // Most programs use the package-level [New] and [Fill]; a Generator of one's
 // own is for injecting a clock or the random source (tests, backfills with
@@ -79,8 +79,7 @@ func (e *epoch) set(sec, unique uint64) {
 // bytes from entropy. A nil clock means [time.Now]; a nil entropy means
 // [crypto/rand], which makes it the same as the zero Generator. A given
 // entropy source is read exactly as needed and never mixed in or read ahead
-// (section Generation of the package documentation), so a fixed one makes
-// deterministic IDs. It must never fail: if a read fails or comes up short,
+// (docs/IDS.md), so a fixed one makes deterministic IDs. It must never fail: if a read fails or comes up short,
 // New and Fill panic with an error that wraps the reader's error.
 func NewGenerator(clock func() time.Time, entropy io.Reader) *Generator {
 	return &Generator{clock: clock, entropy: entropy}

@@ -31,8 +31,8 @@ func MaxAt(t time.Time) ObjectID {
 //
 // It is for closed windows: Range(from, time.Now()) leaves out the current
 // second; use [Since] or [Until] for a window that ends now. Both ends are
-// truncated to the second (section Time ranges of the package documentation
-// says how that rounds); if to's second is not after from's, the range is
+// truncated to the second (toward the past, so for whole-second bounds
+// the range is exact); if to's second is not after from's, the range is
 // empty (hi <= lo).
 func Range(from, to time.Time) (lo, hi ObjectID) {
 	return MinAt(from), MinAt(to)

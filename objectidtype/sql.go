@@ -116,7 +116,7 @@ func shortErr(err error) error {
 // as bytea). With lib/pq, cast a pgid.objectid domain parameter ($1::bytea)
 // or connect with binary_parameters=yes: otherwise it sends the bytes raw as
 // text, which the server refuses or, in EUC_JP, EUC_KR and EUC_CN databases,
-// may store as another ID (section lib/pq of the package documentation).
+// may store as another ID (docs/DRIVERS.md).
 func (o ObjectID) Value() (driver.Value, error) {
 	return o[:], nil
 }

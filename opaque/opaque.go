@@ -1,42 +1,18 @@
 // Package opaque turns stored IDs into public codes and back with a secret
 // key, so that a code gives away neither when its ID was made nor which IDs
-// are its neighbours, while the raw ID stays the primary key (range
-// queries, partitions and sorting keep working on it; only the edge of an
-// API sees codes).
-//
-//   - An ObjectId becomes 16 URL-safe characters, the length and alphabet of
-//     [objectidtype.ObjectID.Short], through FF1 (NIST SP 800-38G) with AES
-//     over 16 digits of radix 64: a keyed permutation of all 2^96 values.
-//   - A ULID becomes 26 Crockford base32 characters, the length and alphabet
-//     of its own text, through one AES block; the two bits 26 characters
-//     hold beyond 128 carry the key's ID, so a code names its key.
+// are its neighbours, while the raw ID stays the primary key. An ObjectId
+// becomes 16 URL-safe characters (FF1 with AES), a ULID 26 Crockford base32
+// characters (one AES block) that also name the key.
 //
 // The same ID always gets the same code under a key: codes hide order and
 // time, not identity. They are not authenticated: a code made up or made
-// with another key decodes to some ID, which the lookup will not find. Use a
-// separate random token where a code must be unguessable or grant access.
+// with another key decodes to some ID, which the lookup will not find.
 //
-// # Keys and rotation
-//
-// A [Key] is 16, 24 or 32 secret bytes (AES-128, -192 or -256) and an ID
-// from 0 to 3 that stays with it, made by [ParseKeys] or [NewKey]. A [Codec] has one current key, used for
-// every new code, and up to three older ones:
-//
-//   - a ULID code carries its key ID, so [Codec.OpenULID] picks the key
-//     and returns exactly one ID;
-//   - an ObjectId code has no spare bit. [Codec.OpenObjectID] uses the
-//     current key; [Codec.AppendObjectIDCandidates] returns one ID per key,
-//     current first, for the lookup to decide (WHERE id = ANY($1)): each
-//     older key costs one more decryption and one more index probe.
-//
-// Keys come from bytes: a file or an environment variable. A Key or a
-// Codec printed (any fmt verb, or inside a struct), logged (log/slog) or
-// encoded (JSON, XML, text) shows key IDs, never a secret; gob refuses a
-// Key. Neither holds its secret or expanded keys, only a handle to them,
-// so dumpers that read unexported fields (go-spew, testify's failure
-// messages, kr/pretty, litter) find no key material either. Decoding needs
-// no SQL: keep the key out of query text (and so out of logs and
-// pg_stat_statements) by decoding in Go.
+// A [Key] is 16, 24 or 32 secret bytes and an ID from 0 to 3, from
+// [ParseKeys] or [NewKey]; a [Codec] has one current key and up to three
+// older ones for rotation. Keys and Codecs print, log and encode as their
+// key IDs only. See docs/CODES.md for rotation, what the codes hide and the
+// key files.
 package opaque
 
 import (

@@ -22,55 +22,23 @@ var ErrKept = errors.New("partition: expired partitions kept")
 // Ensure makes the partitions of p.Parent for the period holding p.Now (or
 // the server's now()) and the p.Ahead periods after it, then retires the
 // partitions older than p.Retain, and reports what it did and what it
-// could not do. It is idempotent: with everything in place it changes
-// nothing and returns a Report with nothing created, detached or dropped.
+// could not do. With everything in place it changes nothing.
 //
-// Creating comes first, in a statement of its own (pgid.ensure_partitions
-// without a retention): in autocommit it is committed before anything is
-// retired, so a partition that cannot be retired never stops the
-// partitions ahead from being made. Then each expired partition is retired
-// by pgid.retire_partition in a statement of its own, which checks that it
-// holds no row at or after the cut, lets the foreign keys that reference
-// the parent act as a DELETE would (a row referencing it through ON DELETE
-// NO ACTION or RESTRICT keeps it), detaches it and drops it. The foreign
-// keys are followed through every ON DELETE CASCADE first, and what each
-// would do is in [Report.FKActions], in a dry run too; a partition whose
-// foreign keys would delete or change rows of the parent that retention
-// keeps (younger than the cut, or in the DEFAULT partition: a reply
-// referencing its parent ON DELETE CASCADE, say) is kept unless
-// p.CascadeIntoRetained. A partition
-// that could not be retired is in [Report.Kept], with the reason, the
-// server's DETAIL and HINT and the blocking constraint, and Ensure then
-// returns the complete Report together with an error matching [ErrKept].
-// Rows in the DEFAULT partition are reported in [Report.Default] on every
-// run.
+// Creating is committed first (in autocommit), so a partition that cannot
+// be retired never stops the ones ahead from being made. Each expired
+// partition is then retired in a statement of its own, only if it holds no
+// row at or after the cut and its foreign keys ([Report.FKActions]) would
+// not delete or change rows retention keeps (unless p.CascadeIntoRetained).
+// One that is not retired is in [Report.Kept] with the reason, and Ensure
+// returns the complete Report with an error matching [ErrKept]. Rows in the
+// DEFAULT partition are reported in [Report.Default] on every run. Past the
+// last time the key's IDs hold, it returns an error matching [ErrRangeEnd].
 //
-// Inside the caller's transaction (conn in a transaction) the statements
-// run in it, and the ACCESS EXCLUSIVE lock on the parent (taken to create,
-// drop or plainly detach a partition) lasts until that transaction ends.
-// With p.Retire DetachConcurrently or DetachConcurrentlyThenDrop the
-// detaches are separate statements outside any transaction: the connection
-// must not be in one, and a session-level advisory lock (same key as
-// pgid.ensure_partitions's) keeps concurrent Ensure calls apart until the
-// last detach; it is released before Ensure returns, also on error. A
-// concurrent detach that an earlier Ensure started and did not finish (its
-// context ended, its connection broke) is finished first, whatever the
-// plan: pgid marks a partition before detaching it concurrently, and
-// finishes only tables that carry its marker and pass its checks
-// (docs/PARTITIONING.md, "Interrupted concurrent detaches").
-//
-// Partitions cannot go past the last time the key's IDs hold (ObjectIds:
-// 2106-02-07T06:28:15Z, ULIDs: 10889-08-02T05:31:50.655Z): the one holding
-// it runs to MAXVALUE, and when the plan asks for more, Ensure makes those
-// that can exist and returns the Report with an error matching
-// [ErrRangeEnd].
-//
-// With p.DryRun, Ensure changes nothing: it runs the creation in a
-// transaction (or a savepoint) that it rolls back, and asks
-// pgid.retire_partition to check without acting. The Report says what
-// would be created, detached, dropped and kept. Creating partitions in the
-// rolled-back transaction still takes their locks (ACCESS EXCLUSIVE on the
-// parent) for that short transaction.
+// Inside the caller's transaction the statements run in it and hold the
+// parent's ACCESS EXCLUSIVE lock until it ends; with p.Retire
+// DetachConcurrently or DetachConcurrentlyThenDrop the connection must not
+// be in a transaction. With p.DryRun, Ensure changes nothing and reports
+// what it would do. See docs/PARTITIONING.md.
 func Ensure[D DB](ctx context.Context, db D, p Plan) (Report, error) {
 	if err := p.check(); err != nil {
 		return Report{DryRun: p.DryRun}, err

@@ -4,41 +4,18 @@
 // retired after a retention period, with no extension and no background
 // worker.
 //
-// The arithmetic and the DDL live in SQL, in the migrations' function file
-// functions/05_partitions.sql (pgid.ensure_partitions,
-// pgid.retire_partition, pgid.list_partitions, pgid.expired_partitions,
-// pgid.default_partition_rows): the same code runs from pg_cron, psql or
-// this package, which is a thin typed layer over it. Run the migrations
-// first. [Ensure], [List] and [Expired] take a *pgx.Conn, a *pgxpool.Pool,
-// or a *sql.DB or *sql.Conn over pgx's stdlib ([DB]).
+// The arithmetic and the DDL live in SQL (pgid.ensure_partitions,
+// pgid.retire_partition and their kin, installed by package migrations: run
+// them first), so the same code runs from pg_cron, psql or this thin typed
+// layer. Partition [t1, t2) holds exactly the IDs made in [t1, t2), in UTC;
+// a query with ulidtype.Range or objectidtype.Range bounds scans only the
+// partitions of its window.
 //
-// Creating partitions never waits for retiring old ones: [Ensure] creates
-// first, then retires each expired partition on its own, after a safety
-// rail (no row at or after the cut) and with the foreign keys that
-// reference the parent acting as a DELETE of its rows would, each listed
-// in [Report.FKActions]; unless [Plan.CascadeIntoRetained], a partition
-// whose foreign keys would delete or change rows retention keeps is kept.
-// What it cannot retire it keeps and reports ([Report.Kept], [ErrKept]);
-// rows in a DEFAULT partition are reported on every run ([Report.Default]).
-//
-// Partition [t1, t2) is FOR VALUES FROM (MinAt(t1)) TO (MinAt(t2)), built
-// with the same functions as ulidtype.MinAt / objectidtype.MinAt, so it holds
-// exactly the IDs made in [t1, t2) (ObjectIds to the second) and an ID made
-// at t2 lands in the next partition. A range query with ulidtype.Range or
-// objectidtype.Range bounds scans only the partitions of its window, also
-// with a generic plan.
-//
-// All times are UTC: a day is 00:00 to 00:00 UTC, a week starts on Monday
-// (ISO weeks), a month on the 1st. Partition names are predictable:
-// events_p20261122 (days and other whole-day widths), events_p2026w47 (weeks,
-// ISO year and week), events_p202611 (months), events_p20261122t0600 (shorter
-// widths); a name that would pass PostgreSQL's 63-byte limit keeps a prefix
-// of the table name, then 8 hex digits of its md5, then the suffix.
-//
-// [Ensure] is idempotent and safe to run at once from many connections or
-// processes: calls for one parent serialise on a transaction-level advisory
-// lock (key pair 1885825380, the parent's OID as int4), and each partition is
-// made once.
+// [Ensure] creates first, then retires each expired partition on its own,
+// keeping and reporting ([Report.Kept], [ErrKept]) any it cannot retire
+// safely. It is idempotent and safe to run at once from many connections.
+// See docs/PARTITIONING.md for the ranges, names, retention, foreign keys,
+// locks and errors.
 package partition
 
 import (

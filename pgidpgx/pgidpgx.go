@@ -8,61 +8,16 @@
 //
 //	cfg.AfterConnect = pgidpgx.AfterConnect
 //
-// or pgidpgx.AfterConnect(ctx, conn) after connecting a single *pgx.Conn
 // (stdlib.OptionAfterConnect(pgidpgx.AfterConnect) for database/sql). It
-// calls [Register] and, once the migrations have created the domains,
-// [LoadTypes]; on a database without them it connects anyway, so the pool
-// that runs migrations.Up can be the pool that uses it:
-//
-//	cfg.AfterConnect = pgidpgx.AfterConnect
-//	pool, err := pgxpool.NewWithConfig(ctx, cfg)
-//	err = migrations.Up(ctx, pool) // then resets pool: new connections load the domains
-//
-// A connection made before the domains existed sends domain parameters in
-// text (which works) until it is replaced: migrations.Up resets a
-// *pgxpool.Pool it changed. To refuse an unmigrated database instead, call
-// Register and then LoadTypes, which fails with [ErrNotMigrated].
-//
-// Without any of this, single IDs work in every QueryExecMode: ULID and
-// ObjectID implement pgx's UUID and bytes interfaces, which pgx's uuid and
-// bytea codecs try first (in binary format a ULID scans and encodes without
-// allocating, and an ObjectID scans without allocating but, through pgx's
-// bytea codec, allocates 12 bytes to encode); a result column of a domain
-// reports its base type (uuid, bytea); and a parameter whose type pgx does
-// not know (a domain it has not loaded, or the OID 0 parameters of
-// QueryExecModeExec and QueryExecModeSimpleProtocol) gets the ID's
-// driver.Valuer form, in text.
-//
-// [Register] (pure Go: no query, works before the migrations) changes two
-// things:
-//
-//   - It names the PostgreSQL type (uuid, bytea and their arrays) of each ID
-//     Go type: ULID, ObjectID and ShortID, pointers to them, NullULID and
-//     NullObjectID, slices of all of these and of sql.Null[T], and pointers
-//     to those slices. pgx uses that name where it has no type for the OID:
-//     slices as parameters (id = ANY($1)) in QueryExecModeExec and
-//     QueryExecModeSimpleProtocol; results of a type pgx has not loaded,
-//     such as array_agg(domain_col) (the domain's array type), scanned into
-//     a slice ([]T, or []*T, []NullT, []sql.Null[T] for NULL elements); and
-//     pgtype.Map.SQLScanner, with which database/sql scans arrays into such
-//     slices. All three fail without it. (ulidtype.Slice and
-//     objectidtype.Slice, and their NullSlice, need none of this.)
-//   - It installs a bytea codec that encodes ObjectIDs in binary format by
-//     appending their 12 bytes, without allocating. Every other bytea scan
-//     and encode (text format included) is pgx's; bytea values scanned into
-//     an any stay []byte.
-//
-// [LoadTypes] (one query; fails with [ErrNotMigrated] before the migrations)
-// loads pgid.ulid, pgid.objectid and their array types. Domain parameters
-// then go in binary under the domain's OID instead of as text, domain arrays
-// are read in binary, and a domain array scanned into an any comes back as
-// []any holding ULIDs or ObjectIDs instead of the array's text. Single domain
-// values scanned into an any are not affected: their result columns report
-// the base type, so pgx.Rows.Values gives [16]uint8 for pgid.ulid and []uint8
-// for pgid.objectid whatever is registered for the domains. For ULIDs there,
-// see [DecodeUUIDAsULID], which AfterConnect does not call.
-//
-// Type maps belong to a connection, and so do these registrations.
+// calls [Register] (pure Go: slices and arrays of the ID types, and ObjectIDs
+// encoded without allocating) and, once the migrations have created the
+// domains, [LoadTypes] (domain parameters and arrays in binary). On a
+// database without them it connects anyway, so the pool that runs
+// migrations.Up can be the pool that uses it; to refuse an unmigrated
+// database, call Register and LoadTypes, which fails with [ErrNotMigrated].
+// Single IDs work without any of this. Type maps belong to a connection,
+// and so do these registrations. See docs/DRIVERS.md for what each call
+// changes.
 package pgidpgx
 
 import (
@@ -106,8 +61,8 @@ func AfterConnect(ctx context.Context, conn *pgx.Conn) error {
 // encode ObjectIDs into bytea in binary format without allocating: it
 // replaces m's bytea and bytea[] types with ones whose codec differs from
 // pgx's for ObjectIDs only. It sends no query and works on a database
-// without the pgid migrations. The package documentation lists what it
-// changes. Call it on each connection's map (conn.TypeMap()), or on a
+// without the pgid migrations (docs/DRIVERS.md lists what it changes).
+// Call it on each connection's map (conn.TypeMap()), or on a
 // pgtype.NewMap() used for pgtype.Map.SQLScanner.
 func Register(m *pgtype.Map) {
 	for _, v := range []any{

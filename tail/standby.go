@@ -95,30 +95,18 @@ type StandbyLag struct {
 // [New]: every row that commits on the primary, exactly once, in ID order,
 // none that does not commit. A standby alone cannot give it ([ErrStandby]).
 //
-// Each read takes the horizon on the primary (pgid.tail_poll, with the
-// checks of the table's setup) and then the primary's WAL insert position
-// (pg_current_wal_insert_lsn); every transaction that could commit a row
-// below the horizon had, by then, left the primary's list of running
-// transactions, and so had inserted its commit record. (The write
-// position, pg_current_wal_lsn, is not enough: an asynchronous commit
-// leaves the list before its WAL is written.) On the standby, on one
-// connection, it reads the rows below the newest horizon whose position
-// pg_last_wal_replay_lsn has passed, from the relations checked with it.
-// It waits up to [StandbyWait] for the newest; the older horizons are
-// kept, so a standby that lags (recovery_min_apply_delay, a busy replay)
-// delays rows, never skips them. WAL of an open transaction can sit
-// unflushed on a partly filled page, where the standby never receives it:
-// after [StandbyFlushAfter], the read forces a flush on the primary with a
-// transaction of its own that takes an xid and commits with
-// synchronous_commit = local. [Tailer.StandbyLag] reports the lag.
+// Each read takes the horizon and the WAL insert position on the primary,
+// then reads on the standby the rows below the newest horizon whose position
+// it has replayed, waiting up to [StandbyWait]; a standby that lags delays
+// rows, never skips them. After [StandbyFlushAfter] a read forces a WAL flush
+// on the primary with an empty transaction of its own. [Tailer.StandbyLag]
+// reports the lag.
 //
-// primary and standby are any [DB]; neither may be inside a transaction.
-// The primary's role needs SELECT on the table (for the checks); nothing
-// is written but the forced flush's empty transaction. If standby is not
-// in recovery (promoted, or not a standby), reads fail with [ErrConfig];
-// if primary is, with [ErrStandby]. A read the standby cancels for a
-// recovery conflict returns that error: the cursor does not move, and the
-// next read retries (hot_standby_feedback avoids most such conflicts).
+// Neither standby nor primary may be inside a transaction; the primary's
+// role needs SELECT on the table. A standby that is not in recovery fails
+// reads with [ErrConfig], a primary that is with [ErrStandby]. A read the
+// standby cancels for a recovery conflict returns that error and the next
+// read retries. See docs/TAIL.md, "Replicas".
 func NewStandby[K ID, S DB, P DB](standby S, primary P, cfg Config[K]) (*Tailer[K], error) {
 	t, err := New(standby, cfg)
 	if err != nil {

@@ -3,50 +3,20 @@
 // returns a row twice.
 //
 // The naive reader, "SELECT ... WHERE id > $cursor ORDER BY id", loses rows:
-// IDs are made before commit, so a transaction that took an ID at 12:00:00.100
-// and commits at 12:00:02 is invisible to a reader that ran at 12:00:01 and
-// moved its cursor past 12:00:00.500. This package reads only below a safe
-// horizon instead:
-//
-//   - [Enable] (SQL pgid.tail_enable) installs a trigger on the table that
-//     refuses, with SQLSTATE PGI20 ([ErrTooOld]), any row whose ID is older
-//     than the database clock at its INSERT minus the table's declared
-//     maximum lead. The clock is read after the transaction has an xid.
-//   - Each [Tailer.Next] first asks pgid.tail_writers for the database clock
-//     and then the xids of the transactions of the database that hold one
-//     (pg_stat_activity.backend_xid, readable by every role, and
-//     pg_prepared_xacts). An xid it had not seen at its previous call was
-//     assigned after that call's clock, so it can only insert rows with IDs
-//     at or above that clock minus the lead. The horizon is the smallest of
-//     these bounds and the clock, minus the lead; every row with a smaller ID
-//     that will ever commit has committed before the next statement, which
-//     reads "id > cursor AND id < MinAt(horizon)" in ID order.
-//
-// Every horizon also checks the table's setup, since DDL by its owner can let
-// rows past the trigger: pgid's triggers disabled, missing on a partition or
-// out of date, or another BEFORE trigger firing after them, are refused
-// ([ErrUnsafe]); a partition attached holding rows at or below the cursor,
-// or pgid's triggers changed between two reads, stop the Tailer for good
-// ([ErrBelowCursor]). Reads return rows only from the partitions checked.
-//
-// The lag from commit to delivery is therefore at least the lead (plus the
-// polling interval), and a transaction that holds an xid for long holds the
-// horizon at its start for as long. A new [Tailer] cannot bound the
-// transactions already running at its first call unless it may see their
-// xact_start (its own role's sessions, or pg_read_all_stats): it waits for
-// them to end. docs/TAIL.md has the argument, the costs and the limits
-// (a hot standby is read with [NewStandby], the horizon taken on the
-// primary; use logical decoding when rows must
-// come out in commit order or the lead cannot be bounded).
+// IDs are made before commit, so a row that commits late can land below a
+// cursor that has moved on. [Enable] (SQL pgid.tail_enable) installs a
+// trigger that refuses rows older than the database clock minus the table's
+// declared maximum lead ([ErrTooOld]); each [Tailer.Next] then reads only
+// below a horizon that no running transaction can still write under. The
+// lag from commit to delivery is therefore at least the lead. DDL that could
+// let rows past the trigger is refused ([ErrUnsafe]) or stops the Tailer for
+// good ([ErrBelowCursor]); a hot standby is read with [NewStandby].
 //
 // [Tailer.Next] returns each row as its ID and row_to_json of the row;
-// [Collect] and [RunCollect] return the same batches as typed columns,
-// scanned as pgx.CollectRows does (into structs with
-// pgx.RowToStructByName, or []any with [Values]): IDs as [ulidtype.ULID]
-// and [objectidtype.ObjectID], bytea as []byte, no JSON on the server.
-//
+// [Collect] and [RunCollect] return typed columns, as pgx.CollectRows does.
 // Run the migrations first. The reader needs SELECT on the table and nothing
-// else; [Enable] needs the table's owner.
+// else; [Enable] needs the table's owner. See docs/TAIL.md for the argument,
+// the costs, the limits and when to use logical decoding instead.
 package tail
 
 import (

@@ -72,8 +72,7 @@ func (l Layout) seqMask() uint64 {
 // zero value is ready to use, with the system clock, the default entropy
 // (ChaCha8 reseeded from crypto/rand) and [LayoutV7]. Within a millisecond
 // each ULID is the previous one plus a random increment: ordered, not
-// guessable. The package documentation's sections Generation and Entropy
-// say how and why.
+// guessable. docs/IDS.md says how and why.
 //
 // Most programs use the package-level [New] and [Fill]; a Generator of one's
 // own is for injecting a clock or an entropy source (tests, backfills with
