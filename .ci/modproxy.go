@@ -20,14 +20,15 @@
 //	    directives (what the release script commits). -export DIR copies
 //	    the working tree with those changes into DIR instead (.ci/modcheck).
 //
+// It prints each module's h1: hash, the one go.sum records. Standard library
+// only, so `go run` needs nothing from the network.
+package main
+
 // The zips follow the module zip format (golang.org/x/mod/zip): names are
 // MODULE@VERSION/PATH; files of nested modules, vendor directories and
 // anything but regular files are left out; a module in a subdirectory
 // without a LICENSE gets the repository's (as cmd/go and proxy.golang.org
-// do). It prints each module's h1: hash, the one go.sum records.
-//
-// Standard library only, so `go run` needs nothing from the network.
-package main
+// do).
 
 import (
 	"archive/tar"

