@@ -3,25 +3,19 @@
 // functions to read an ID's time, convert its text forms, build range bounds,
 // generate IDs for DEFAULT clauses, keep time partitions and tail tables.
 //
-// [Up] applies the SQL in [FS] with pgid's own runner: the versioned files
-// (NNN_*.sql) once each, pinned by checksum ([ErrChecksum]), then the
-// function definitions (functions/*.sql) as one step, [FunctionsStep],
-// again whenever they change. [Down] reverts it all and [ReadStatus] reports
-// where a database stands. They take pgid's advisory lock [LockKey] and
-// leave the caller's session as they found it. The database owner migrates;
-// any role may use the domains and functions, and run Up when there is
-// nothing to do ([ErrNotOwner] otherwise). A schema pgid that a role they do
-// not trust could change is refused ([ErrUntrusted]).
+// [Up] applies the SQL in [FS]: the versioned files (NNN_*.sql) once each,
+// pinned by checksum ([ErrChecksum]), then the function definitions
+// (functions/*.sql) as one step, [FunctionsStep], again whenever they
+// change. [Down] reverts it all; [ReadStatus] reports where a database
+// stands. The database owner migrates ([ErrNotOwner]); any role may use the
+// domains and functions. A schema pgid that an untrusted role could change
+// is refused ([ErrUntrusted]). No SQL function depends on the caller's
+// search_path; names starting with an underscore are internal.
 //
-// No SQL function depends on the caller's search_path. The conversion and
-// bound functions are IMMUTABLE STRICT PARALLEL SAFE, agree with the Go
-// packages on every input and raise SQLSTATE 22P02 on bad text. Names
-// starting with an underscore are internal and may change in any release.
-//
-// See docs/MIGRATIONS.md for the steps, tern-era databases, roles, the SQL
-// functions and generators, and other migration tools; docs/SECURITY.md for
-// the trust check; docs/REPLICAS.md for copies of a database, which need
-// pgid.objectid_reseed().
+// See docs/MIGRATIONS.md for the steps, locks, tern-era databases, roles,
+// the SQL functions, generators and other migration tools; docs/SECURITY.md
+// for the trust check; docs/REPLICAS.md for copies of a database, which
+// need pgid.objectid_reseed().
 package migrations
 
 // For those who change the SQL files. The function files are laid out by

@@ -812,9 +812,9 @@ var ErrUnknownVersion = errors.New("pgid migrations: the database has migrations
 // objects) having dropped nothing. If a later step fails, the error names
 // it and [VersionTable] records how far Down got (Up restores the rest).
 //
-// Down takes [LockKey] and leaves the session as [Up] does, and refuses
-// [ErrUnknownVersion] (versioned files this pgid does not know) and
-// [ErrUntrusted]. Statements that other connections prepared with pgid's
+// Down takes [LockKey] and leaves the session as [Up] does. It refuses a
+// database with versioned files this pgid does not know ([ErrUnknownVersion])
+// or an untrusted schema pgid ([ErrUntrusted]). Statements that other connections prepared with pgid's
 // types fail once afterwards (XX000); see docs/MIGRATIONS.md.
 func Down[D DB](ctx context.Context, db D, opts ...Option) error {
 	return run(ctx, db, "down", opts, func(c *pgx.Conn, versioned []step, fn step, s state) error {

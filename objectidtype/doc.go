@@ -13,7 +13,9 @@
 // [New] never fails and, unlike MongoDB's generators, is strictly increasing
 // within the process: when a second's counter runs out it carries into the
 // seconds instead of wrapping, and when the clock steps back it keeps the
-// last seconds. Counters are guessable: never use an ObjectID as a secret.
+// last seconds. Copies of a process restored from one memory snapshot
+// diverge at their next second. Counters are guessable: never use an
+// ObjectID as a secret.
 // With lib/pq, cast pgid.objectid parameters ($1::bytea) or connect with
 // binary_parameters=yes (see [ObjectID.Value]). See docs/IDS.md for time
 // ranges, the generator and process copies, docs/DRIVERS.md for lib/pq.
