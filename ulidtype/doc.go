@@ -14,8 +14,8 @@
 // millisecond each ULID is the previous one plus a random increment
 // (ordered, not guessable); past a millisecond's capacity it carries into
 // the timestamp, and when the clock steps back it keeps the last one. The
-// default entropy is ChaCha8, seeded and regularly reseeded from
-// crypto/rand, so copies of a process restored from one memory snapshot
-// soon diverge. See docs/IDS.md for the generator, the entropy and process
-// copies.
+// default entropy is ChaCha8, seeded from crypto/rand and reseeded every
+// 1,024 ULIDs or one second, so copies of a process restored from one
+// memory snapshot diverge. See docs/IDS.md for the generator, the entropy
+// and process copies.
 package ulidtype
