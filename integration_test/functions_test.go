@@ -545,7 +545,7 @@ func TestSQLErrorQuotingMatchesGo(t *testing.T) {
 // Text the server refuses never reaches the pgid parsers: a NUL byte fails
 // with 22021 as a bound parameter and with 08P01 when it is part of the query
 // text (simple protocol, where NUL ends the message), invalid UTF-8 with
-// 22021, before any function runs. The package documentation says so.
+// 22021, before any function runs. The README says so.
 func TestServerRejectsNULAndInvalidUTF8(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()

@@ -35,7 +35,8 @@ var (
 // referenceAllowed are names that do not exist in the repository and are
 // meant: the files they are in, and why.
 var referenceAllowed = map[string][]string{
-	// The package doc explains what the frozen files' comments name.
+	// doc.go explains, below the package clause, what the frozen files'
+	// comments name.
 	"migrations/doc.go": {"functions/04_partitions.sql", "functions/06_partition_safety.sql", "functions/05_uuidv7.sql"},
 	// A version from a newer pgid, made up by the test.
 	"migrations/migrations_db_test.go": {"999_future.sql"},

@@ -44,7 +44,7 @@ func parsePkg(t *testing.T, dir string) (*token.FileSet, map[string]*ast.FuncDec
 
 // TestDocs: the docs of the two type packages are for users: every exported
 // type, function and method has a doc of at most 12 lines (design notes go to
-// the package documentation), and what the two packages both do, they do
+// docs/IDS.md), and what the two packages both do, they do
 // the same way (the same code with other names).
 func TestDocs(t *testing.T) {
 	fsets := map[string]*token.FileSet{}

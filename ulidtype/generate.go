@@ -97,8 +97,8 @@ type Generator struct {
 // bytes from entropy, in [LayoutV7] until [Generator.SetLayout] changes it.
 // A nil clock means [time.Now]; a nil entropy, the default entropy. A given
 // entropy source is read exactly as needed and never mixed in or read ahead,
-// so a fixed one makes deterministic ULIDs (section Entropy of the package
-// documentation). It must never fail: if a read fails or comes up short, New
+// so a fixed one makes deterministic ULIDs (docs/IDS.md says how many bytes
+// each ULID reads). It must never fail: if a read fails or comes up short, New
 // and Fill panic with an error that wraps the reader's error.
 func NewGenerator(clock func() time.Time, entropy io.Reader) *Generator {
 	return &Generator{clock: clock, entropy: entropy}
