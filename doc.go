@@ -7,8 +7,9 @@
 // (the module depends on pgx v5 and google/uuid only; Go 1.25, PostgreSQL 14
 // or newer):
 //
-//   - [github.com/pgid/pgid/ulidtype], [github.com/pgid/pgid/objectidtype],
-//     [github.com/pgid/pgid/typeid]: the ID types (docs/IDS.md).
+//   - [github.com/pgid/pgid/ulidtype], [github.com/pgid/pgid/objectidtype]:
+//     the ID types (docs/IDS.md).
+//   - [github.com/pgid/pgid/typeid]: TypeIDs, typed by prefix (docs/TYPEID.md).
 //   - [github.com/pgid/pgid/pgidpgx]: registers them on pgx v5 connections
 //     (docs/DRIVERS.md).
 //   - [github.com/pgid/pgid/migrations]: schema pgid, its domains and SQL
