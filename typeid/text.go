@@ -170,7 +170,7 @@ func decodeSuffix[T string | []byte](s T, off int, dst *[16]byte) bool {
 }
 
 // suffixWant names the characters of a suffix.
-const suffixWant = "lower-case base32 character (0-9, a-z without i, l, o, u)"
+const suffixWant = idtext.LowerBase32Want
 
 // parseError reports why s is not a TypeID of prefix, in the order a reader
 // checks: the type's own prefix, the input's prefix and separator, whether
@@ -202,7 +202,7 @@ func parseError(s, prefix string) error {
 	}
 	return &ParseError{Input: s, Pos: off, Err: ErrOverflow,
 		Msg: "first suffix character " + idtext.QuoteByte(suffix[0]) + " at position " + strconv.Itoa(off) +
-			" is above '7', so the value overflows 128 bits"}
+			idtext.Overflow}
 }
 
 // wrongPrefix is the error for input s, a TypeID of prefix in where one of

@@ -3,8 +3,8 @@
 -- which quotes the invalid byte for both. Each raises SQLSTATE 22P02 with
 -- the message Go's ParseError of the same input gives; only the parsers'
 -- error paths call them. The alphabets they name are generated from Go's
--- ulidtype.Alphabet and objectidtype.ShortAlphabet (go generate
--- ./migrations).
+-- ulidtype.Alphabet and objectidtype.ShortAlphabet, the wording of what
+-- they want from Go's internal/idtext (go generate ./migrations).
 --
 -- Every file in functions/ is applied again, all of them in one transaction
 -- and in name order, whenever any of them changes: edit the definitions here
@@ -54,6 +54,9 @@ DECLARE
   want_char text;
   q text;
   c integer;
+  -- BEGIN GENERATED parse_error_wording (go generate ./migrations)
+  overflow constant text := ' is above ''7'', so the value overflows 128 bits';
+  -- END GENERATED parse_error_wording
 BEGIN
   CASE kind
   -- BEGIN GENERATED parse_error_alphabets (go generate ./migrations)
@@ -68,7 +71,7 @@ BEGIN
   WHEN 'short' THEN
     what := 'ObjectId short form'; want_len := 16; want_len_text := '16 characters';
     chars := '0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-_';
-    want_char := 'one of 0-9 a-z A-Z - _';
+    want_char := 'a short-form character (0-9, a-z, A-Z, ''-'' or ''_'')';
   -- END GENERATED parse_error_alphabets
   END CASE;
 
@@ -103,8 +106,7 @@ BEGIN
       want_char USING ERRCODE = 'invalid_text_representation';
   END LOOP;
   IF kind = 'ulid' THEN
-    RAISE EXCEPTION 'invalid ULID %: first character ''%'' is above ''7'', so the value overflows 128 bits',
-      q, chr(get_byte(b, 0))
+    RAISE EXCEPTION 'invalid ULID %: first character ''%''%', q, chr(get_byte(b, 0)), overflow
       USING ERRCODE = 'invalid_text_representation';
   END IF;
   RAISE EXCEPTION 'pgid._parse_error: % is a valid %', q, what;
@@ -144,6 +146,10 @@ DECLARE
   -- BEGIN GENERATED typeid_suffix_chars (go generate ./migrations)
   suffix_chars constant text := '0123456789abcdefghjkmnpqrstvwxyz';
   -- END GENERATED typeid_suffix_chars
+  -- BEGIN GENERATED typeid_wording (go generate ./migrations)
+  suffix_want constant text := 'a lower-case base32 character (0-9, a-z without i, l, o, u)';
+  overflow constant text := ' is above ''7'', so the value overflows 128 bits';
+  -- END GENERATED typeid_wording
 BEGIN
   FOR k IN 1 .. 2 LOOP
     IF k = 1 THEN
@@ -206,13 +212,13 @@ BEGIN
   FOR i IN 0 .. 25 LOOP
     c := get_byte(suf, i);
     IF c >= 128 OR strpos(suffix_chars, chr(c)) = 0 THEN
-      RAISE EXCEPTION
-        '%invalid character % at position %, want a lower-case base32 character (0-9, a-z without i, l, o, u)',
-        head, pgid._typeid_quote_byte(c::pg_catalog.int4), off + i USING ERRCODE = 'invalid_text_representation';
+      RAISE EXCEPTION '%invalid character % at position %, want %',
+        head, pgid._typeid_quote_byte(c::pg_catalog.int4), off + i, suffix_want
+        USING ERRCODE = 'invalid_text_representation';
     END IF;
   END LOOP;
-  RAISE EXCEPTION '%first suffix character % at position % is above ''7'', so the value overflows 128 bits',
-    head, pgid._typeid_quote_byte(get_byte(suf, 0)::pg_catalog.int4), off
+  RAISE EXCEPTION '%first suffix character % at position %',
+    head, pgid._typeid_quote_byte(get_byte(suf, 0)::pg_catalog.int4), off || overflow
     USING ERRCODE = 'invalid_text_representation';
 END
 $$;

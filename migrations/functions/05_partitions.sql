@@ -1273,7 +1273,8 @@ COMMENT ON FUNCTION pgid.ensure_partitions(regclass, interval, integer, interval
 -- them, as a SET clause on each would: the functions step runs in one
 -- transaction, so no session sees a function without them. The
 -- SQL-language helpers have none: a SET clause would stop PostgreSQL from
--- inlining them.
+-- inlining them. The list of names is every plpgsql function this file
+-- defines, written by go generate ./migrations.
 DO $pin$
 DECLARE
   f regprocedure;
@@ -1281,11 +1282,15 @@ BEGIN
   FOR f IN
     SELECT p.oid::regprocedure FROM pg_catalog.pg_proc p
     WHERE p.pronamespace = 'pgid'::pg_catalog.regnamespace
-      AND p.proname = ANY (ARRAY['partition_width', 'partition_range', 'partition_name', 'partition_key_kind',
-        'partition_span', 'list_partitions', 'expired_partitions', 'default_partition_rows',
-        'partition_ddl_lock', '_retire_fk_cond', '_retire_walk', '_retire_verdict',
-        '_retire_run', 'retire_partition', '_ensure_create', '_ensure_overlap',
-        '_ensure_default_free', '_ensure_retire', '_ensure_default', 'ensure_partitions'])
+      AND p.proname = ANY (ARRAY[
+        -- BEGIN GENERATED partition_plpgsql (go generate ./migrations)
+        'partition_width', 'partition_range', 'partition_name', 'partition_key_kind', 'partition_span',
+        'list_partitions', 'expired_partitions', 'default_partition_rows', 'partition_ddl_lock',
+        '_retire_fk_cond', '_retire_walk', '_retire_verdict', '_retire_run', 'retire_partition',
+        '_ensure_create', '_ensure_overlap', '_ensure_default_free', '_ensure_retire', '_ensure_default',
+        'ensure_partitions'
+        -- END GENERATED partition_plpgsql
+      ])
   LOOP
     EXECUTE pg_catalog.format('ALTER FUNCTION %s SET standard_conforming_strings = on '
       'SET DateStyle = ''ISO, YMD'' SET IntervalStyle = postgres SET TimeZone = ''UTC'' '

@@ -1,7 +1,10 @@
 // Command gensql writes the generated parts of the SQL function files,
 // migrations/functions/*.sql: the byte tables, alphabets and the unrolled
 // bit arithmetic of the text conversions, from the constants of packages
-// ulidtype and objectidtype (ulidtype.Alphabet, objectidtype.ShortAlphabet).
+// ulidtype and objectidtype (ulidtype.Alphabet, objectidtype.ShortAlphabet);
+// the wording of parse errors from package idtext; and the list of the
+// plpgsql functions of 05_partitions.sql whose settings it pins, from the
+// file's own definitions (package sqlfunc).
 // Each generated part sits between the lines
 //
 //	-- BEGIN GENERATED name (go generate ./migrations)
@@ -21,6 +24,8 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/pgid/pgid/internal/idtext"
+	"github.com/pgid/pgid/internal/sqlfunc"
 	"github.com/pgid/pgid/objectidtype"
 	"github.com/pgid/pgid/ulidtype"
 )
@@ -99,7 +104,47 @@ func regions() map[string][]string {
 	objectIDRegions(r)
 	typeIDRegions(r)
 	r["parse_error_alphabets"] = parseErrorAlphabets()
+	r["parse_error_wording"] = []string{"overflow constant text := " + literal(idtext.Overflow) + ";"}
+	r["typeid_wording"] = []string{
+		"suffix_want constant text := " + literal("a "+idtext.LowerBase32Want) + ";",
+		"overflow constant text := " + literal(idtext.Overflow) + ";",
+	}
+	r["partition_plpgsql"] = partitionPLpgSQL()
 	return r
+}
+
+// partitionPLpgSQL lists, as the ARRAY of 05_partitions.sql's DO block that
+// pins their settings, the names of the plpgsql functions that file
+// defines, in the order it defines them (package sqlfunc reads them; the
+// tests read them the same way).
+func partitionPLpgSQL() []string {
+	src, err := os.ReadFile(filepath.Join("functions", "05_partitions.sql"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	var names []string
+	for _, f := range sqlfunc.Parse(src) {
+		if f.Language == "plpgsql" {
+			names = append(names, "'"+f.Name+"'")
+		}
+	}
+	if len(names) == 0 {
+		log.Fatal("gensql: no plpgsql function in functions/05_partitions.sql")
+	}
+	var lines []string
+	for len(names) > 0 {
+		n := 0
+		for w := 0; n < len(names) && w+len(names[n])+2 <= 100; n++ {
+			w += len(names[n]) + 2
+		}
+		n = max(n, 1)
+		line := strings.Join(names[:n], ", ")
+		if names = names[n:]; len(names) > 0 {
+			line += ","
+		}
+		lines = append(lines, line)
+	}
+	return lines
 }
 
 // encode returns the RETURN statement of a text encoder that reads n groups
@@ -282,17 +327,20 @@ func parseErrorAlphabets() []string {
 		"WHEN 'ulid' THEN",
 		fmt.Sprintf("  what := 'ULID'; want_len := %d; want_len_text := '%d characters';", ulidTextLen, ulidTextLen),
 		fmt.Sprintf("  chars := '%s%s';", alpha, strings.ToLower(strings.Trim(alpha, "0123456789"))),
-		"  want_char := 'a Crockford base32 character (0-9, A-Z without I, L, O, U)';",
+		"  want_char := " + literal("a "+idtext.Base32Want) + ";",
 		"WHEN 'hex' THEN",
 		fmt.Sprintf("  what := 'ObjectId'; want_len := %d; want_len_text := '%d hex digits';", hexTextLen, hexTextLen),
 		fmt.Sprintf("  chars := '%s%s';", hexDigits, strings.ToUpper(hexDigits[10:])),
-		"  want_char := 'a hex digit';",
+		"  want_char := " + literal("a "+idtext.HexWant) + ";",
 		"WHEN 'short' THEN",
 		fmt.Sprintf("  what := 'ObjectId short form'; want_len := %d; want_len_text := '%d characters';", shortTextLen, shortTextLen),
 		fmt.Sprintf("  chars := '%s';", short),
-		"  want_char := 'one of 0-9 a-z A-Z - _';",
+		"  want_char := " + literal("a "+idtext.ShortWant) + ";",
 	}
 }
+
+// literal writes s as an SQL string literal.
+func literal(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
 
 // maxLine is the longest line the SQL files may have.
 const maxLine = 120
