@@ -36,18 +36,21 @@
 -- format('%L'); every function is SECURITY INVOKER: the caller needs what
 -- the DDL needs (own the parent, CREATE on its schema) and nothing more.
 --
--- Errors raise their own SQLSTATEs (class PG, "pgid"):
+-- Errors and warnings raise their own SQLSTATEs (class PG, "pgid"; the
+-- table is Go's internal/sqlstate):
+-- BEGIN GENERATED partition_sqlstates (go generate ./migrations)
 --   PGI01  the parent is not a partitioned table
 --   PGI02  the parent is not partitioned BY RANGE on one column
---   PGI03  the key column is not uuid / bytea (or a domain over them), or
---          not the key kind asked for
+--   PGI03  the key column is not uuid / bytea (or a domain over them), or not
+--          the key kind asked for
 --   PGI04  the DEFAULT partition holds rows in a range about to be created
 --   PGI05  a range about to be created overlaps an existing partition with
 --          other bounds
 --   PGI06  an invalid argument (width, ahead, retain, retire, part)
--- and warnings: PGI07 an expired partition kept (with the reason), PGI08
--- rows in the DEFAULT partition, PGI09 partitions past the end of the ID
--- space.
+--   PGI07  (a WARNING) an expired partition kept (with the reason)
+--   PGI08  (a WARNING) rows in the DEFAULT partition
+--   PGI09  (a WARNING) partitions past the end of the ID space
+-- END GENERATED partition_sqlstates
 --
 -- Concurrency: pgid.ensure_partitions and pgid.retire_partition take the
 -- transaction-level advisory lock pg_advisory_xact_lock(1885825380,

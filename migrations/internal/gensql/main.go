@@ -2,7 +2,8 @@
 // migrations/functions/*.sql: the byte tables, alphabets and the unrolled
 // bit arithmetic of the text conversions, from the constants of packages
 // ulidtype and objectidtype (ulidtype.Alphabet, objectidtype.ShortAlphabet);
-// the wording of parse errors from package idtext; and the list of the
+// the wording of parse errors from package idtext; the SQLSTATEs of
+// 05_partitions.sql from package sqlstate; and the list of the
 // plpgsql functions of 05_partitions.sql whose settings it pins, from the
 // file's own definitions (package sqlfunc).
 // Each generated part sits between the lines
@@ -26,6 +27,7 @@ import (
 
 	"github.com/pgid/pgid/internal/idtext"
 	"github.com/pgid/pgid/internal/sqlfunc"
+	"github.com/pgid/pgid/internal/sqlstate"
 	"github.com/pgid/pgid/objectidtype"
 	"github.com/pgid/pgid/ulidtype"
 )
@@ -110,7 +112,37 @@ func regions() map[string][]string {
 		"overflow constant text := " + literal(idtext.Overflow) + ";",
 	}
 	r["partition_plpgsql"] = partitionPLpgSQL()
+	r["partition_sqlstates"] = sqlStates("05_partitions.sql")
 	return r
+}
+
+// sqlStates lists, as comment lines, the SQLSTATEs of pgid's own that file
+// raises (internal/sqlstate), each with its meaning, wrapped at 78
+// characters.
+func sqlStates(file string) []string {
+	var lines []string
+	for _, c := range sqlstate.Codes {
+		if c.File != file {
+			continue
+		}
+		m := c.Meaning
+		if c.Warning {
+			m = "(a WARNING) " + m
+		}
+		line := "--   " + c.Code + "  "
+		for _, w := range strings.Fields(m) {
+			if len(line)+1+len(w) > 78 && !strings.HasSuffix(line, "  ") {
+				lines = append(lines, line)
+				line = "--          "
+			}
+			if !strings.HasSuffix(line, "  ") {
+				line += " "
+			}
+			line += w
+		}
+		lines = append(lines, line)
+	}
+	return lines
 }
 
 // partitionPLpgSQL lists, as the ARRAY of 05_partitions.sql's DO block that
