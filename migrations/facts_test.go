@@ -298,3 +298,30 @@ func TestFunctionReferences(t *testing.T) {
 		t.Fatalf("checked %d names; the search missed them", checked)
 	}
 }
+
+// checksumRef finds a functions checksum named in the text: "checksum" and
+// a backquoted hex prefix of 8 or more digits.
+var checksumRef = regexp.MustCompile("checksum `([0-9a-f]{8,64})(?:…|\\.\\.\\.)?`")
+
+// Every functions checksum that a Markdown or Go file names, the
+// CHANGELOG's included, is (a prefix of) one that functionsHistory in
+// history.go lists: the one place of the checksums of the editions of
+// functions/*.sql.
+func TestChecksumReferences(t *testing.T) {
+	hist := migrations.FunctionsHistory()
+	files := repoFiles(t, "migrations/facts_test.go")
+	b, err := os.ReadFile("../CHANGELOG.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	files = append(files, repoFile{"CHANGELOG.md", strings.Split(string(b), "\n")})
+	for _, f := range files {
+		for i, line := range f.lines {
+			for _, m := range checksumRef.FindAllStringSubmatch(line, -1) {
+				if !slices.ContainsFunc(hist, func(h string) bool { return strings.HasPrefix(h, m[1]) }) {
+					t.Errorf("%s:%d names functions checksum %s, which functionsHistory (history.go) does not list", f.rel, i+1, m[1])
+				}
+			}
+		}
+	}
+}
