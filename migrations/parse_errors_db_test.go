@@ -75,6 +75,8 @@ func TestParseErrorsMatchGo(t *testing.T) {
 	for _, in := range []string{
 		"user_01h455vb4pex5vsknk084sn0uq", "user_81h455vb4pex5vsknk084sn02q", "user_01H455VB4PEX5VSKNK084SN02Q",
 		"usér_01h455vb4pex5vsknk084sn02q", "order_01h455vb4pex5vsknk084sn02q", "user_01h455vb4pex5vsknk084sn02",
+		"_01h455vb4pex5vsknk084sn02q", "01h455vb4pex5vsknk084sn02q", "user__01h455vb4pex5vsknk084sn02q",
+		"_user_01h455vb4pex5vsknk084sn02q", strings.Repeat("x", 70) + "_01h455vb4pex5vsknk084sn02q",
 	} {
 		_, goErr := typeid.Parse[userPrefix](in)
 		if goErr == nil {
@@ -84,4 +86,34 @@ func TestParseErrorsMatchGo(t *testing.T) {
 			t.Errorf("typeid_uuid(%q, 'user'):\n SQL %s\n Go  %s", in, msg, goErr)
 		}
 	}
+	// A TypeID of another type where none is wanted, and a type's prefix
+	// that breaks the rules.
+	in := "user_01h455vb4pex5vsknk084sn02q"
+	if _, goErr := typeid.Parse[noPrefix](in); goErr == nil || sqlMsg("SELECT pgid.typeid_uuid($1, $2)", in, "") != goErr.Error() {
+		t.Errorf("typeid_uuid(%q, ''): SQL and Go differ (Go %v)", in, goErr)
+	}
+	for p, parse := range map[string]func(string) error{
+		"User": func(s string) error { _, err := typeid.Parse[upperPrefix](s); return err },
+		"a_":   func(s string) error { _, err := typeid.Parse[trailingPrefix](s); return err },
+	} {
+		in := p + "_01h455vb4pex5vsknk084sn02q"
+		goErr := parse(in)
+		if msg := sqlMsg("SELECT pgid.typeid_uuid($1, $2)", in, p); goErr == nil || msg != goErr.Error() {
+			t.Errorf("typeid_uuid(%q, %q):\n SQL %s\n Go  %v", in, p, msg, goErr)
+		}
+	}
 }
+
+// Prefixes that break the rules.
+type (
+	upperPrefix    struct{}
+	trailingPrefix struct{}
+)
+
+func (upperPrefix) Prefix() string    { return "User" }
+func (trailingPrefix) Prefix() string { return "a_" }
+
+// noPrefix is the empty TypeID prefix.
+type noPrefix struct{}
+
+func (noPrefix) Prefix() string { return "" }

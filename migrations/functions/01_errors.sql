@@ -147,8 +147,20 @@ DECLARE
   suffix_chars constant text := '0123456789abcdefghjkmnpqrstvwxyz';
   -- END GENERATED typeid_suffix_chars
   -- BEGIN GENERATED typeid_wording (go generate ./migrations)
-  suffix_want constant text := 'a lower-case base32 character (0-9, a-z without i, l, o, u)';
-  overflow constant text := ' is above ''7'', so the value overflows 128 bits';
+  suffix_want constant text := 'lower-case base32 character (0-9, a-z without i, l, o, u)';
+  msg_char constant text := 'invalid character %s at position %s, want a %s';
+  msg_separator constant text :=
+    'separator ''_'' at position 0 without a prefix (an empty prefix has no separator)';
+  msg_too_long constant text := '%s has %s bytes, want at most 63';
+  msg_starts constant text := '%s starts with ''_'' at position %s, want a letter a-z';
+  msg_prefix_char constant text := 'invalid character %s at position %s in %s, want a-z or ''_''';
+  msg_ends constant text := '%s ends with ''_'' at position %s, want a letter a-z';
+  msg_no_prefix constant text := 'no prefix, want %s';
+  msg_unwanted constant text := 'prefix %s, want none (the type''s prefix is empty)';
+  msg_wrong_prefix constant text := 'prefix %s, want %s';
+  msg_suffix_length constant text := 'suffix of %s bytes, want 26';
+  msg_overflow constant text :=
+    'first suffix character %s at position %s is above ''7'', so the value overflows 128 bits';
   -- END GENERATED typeid_wording
 BEGIN
   FOR k IN 1 .. 2 LOOP
@@ -166,8 +178,7 @@ BEGIN
       END LOOP;
       EXIT WHEN sep < 0;
       IF sep = 0 THEN
-        RAISE EXCEPTION '%separator ''_'' at position 0 without a prefix (an empty prefix has no separator)', head
-          USING ERRCODE = 'invalid_text_representation';
+        RAISE EXCEPTION '%', head || msg_separator USING ERRCODE = 'invalid_text_representation';
       END IF;
       p := substring(b FROM 1 FOR sep);
       inp := convert_from(p, 'UTF8');
@@ -177,20 +188,19 @@ BEGIN
     END IF;
     msg := NULL;
     IF octet_length(p) > 63 THEN
-      msg := what || ' has ' || octet_length(p) || ' bytes, want at most 63';
+      msg := format(msg_too_long, what, octet_length(p));
     ELSIF get_byte(p, 0) = 95 THEN
-      msg := what || ' starts with ''_'' at position 0, want a letter a-z';
+      msg := format(msg_starts, what, 0);
     ELSE
       FOR i IN 0 .. octet_length(p) - 1 LOOP
         c := get_byte(p, i);
         IF (c < 97 OR c > 122) AND c <> 95 THEN
-          msg := 'invalid character ' || pgid._typeid_quote_byte(c::pg_catalog.int4) || ' at position ' || i
-                 || ' in ' || what || ', want a-z or ''_''';
+          msg := format(msg_prefix_char, pgid._typeid_quote_byte(c::pg_catalog.int4), i, what);
           EXIT;
         END IF;
       END LOOP;
       IF msg IS NULL AND get_byte(p, octet_length(p) - 1) = 95 THEN
-        msg := what || ' ends with ''_'' at position ' || octet_length(p) - 1 || ', want a letter a-z';
+        msg := format(msg_ends, what, octet_length(p) - 1);
       END IF;
     END IF;
     IF msg IS NOT NULL THEN
@@ -200,25 +210,23 @@ BEGIN
 
   IF inp <> prefix THEN
     RAISE EXCEPTION '%', head || CASE
-      WHEN inp = '' THEN 'no prefix, want ' || to_json(prefix)::text
-      WHEN prefix = '' THEN 'prefix ' || to_json(inp)::text || ', want none (the type''s prefix is empty)'
-      ELSE 'prefix ' || to_json(inp)::text || ', want ' || to_json(prefix)::text END
+      WHEN inp = '' THEN format(msg_no_prefix, to_json(prefix)::text)
+      WHEN prefix = '' THEN format(msg_unwanted, to_json(inp)::text)
+      ELSE format(msg_wrong_prefix, to_json(inp)::text, to_json(prefix)::text) END
       USING ERRCODE = 'invalid_text_representation';
   END IF;
   IF octet_length(suf) <> 26 THEN
-    RAISE EXCEPTION '%suffix of % bytes, want 26', head, octet_length(suf)
+    RAISE EXCEPTION '%', head || format(msg_suffix_length, octet_length(suf))
       USING ERRCODE = 'invalid_text_representation';
   END IF;
   FOR i IN 0 .. 25 LOOP
     c := get_byte(suf, i);
     IF c >= 128 OR strpos(suffix_chars, chr(c)) = 0 THEN
-      RAISE EXCEPTION '%invalid character % at position %, want %',
-        head, pgid._typeid_quote_byte(c::pg_catalog.int4), off + i, suffix_want
+      RAISE EXCEPTION '%', head || format(msg_char, pgid._typeid_quote_byte(c::pg_catalog.int4), off + i, suffix_want)
         USING ERRCODE = 'invalid_text_representation';
     END IF;
   END LOOP;
-  RAISE EXCEPTION '%first suffix character % at position %',
-    head, pgid._typeid_quote_byte(get_byte(suf, 0)::pg_catalog.int4), off || overflow
+  RAISE EXCEPTION '%', head || format(msg_overflow, pgid._typeid_quote_byte(get_byte(suf, 0)::pg_catalog.int4), off)
     USING ERRCODE = 'invalid_text_representation';
 END
 $$;

@@ -107,10 +107,7 @@ func regions() map[string][]string {
 	typeIDRegions(r)
 	r["parse_error_alphabets"] = parseErrorAlphabets()
 	r["parse_error_wording"] = []string{"overflow constant text := " + literal(idtext.Overflow) + ";"}
-	r["typeid_wording"] = []string{
-		"suffix_want constant text := " + literal("a "+idtext.LowerBase32Want) + ";",
-		"overflow constant text := " + literal(idtext.Overflow) + ";",
-	}
+	r["typeid_wording"] = typeIDWording()
 	r["partition_plpgsql"] = partitionPLpgSQL()
 	r["partition_sqlstates"] = sqlStates("05_partitions.sql")
 	return r
@@ -371,6 +368,35 @@ func parseErrorAlphabets() []string {
 	}
 }
 
+// typeIDWording declares, for pgid._typeid_error, the wording of Go's
+// typeid.Parse errors (package idtext): formats for format() where Go has
+// them for fmt.Sprintf.
+func typeIDWording() []string {
+	var lines []string
+	for _, c := range []struct{ name, text string }{
+		{"suffix_want", idtext.LowerBase32Want},
+		{"msg_char", idtext.MsgChar},
+		{"msg_separator", idtext.TypeIDSeparator},
+		{"msg_too_long", idtext.TypeIDTooLong},
+		{"msg_starts", idtext.TypeIDStarts},
+		{"msg_prefix_char", idtext.TypeIDPrefixChar},
+		{"msg_ends", idtext.TypeIDEnds},
+		{"msg_no_prefix", idtext.TypeIDNoPrefix},
+		{"msg_unwanted", idtext.TypeIDUnwanted},
+		{"msg_wrong_prefix", idtext.TypeIDWrongPrefix},
+		{"msg_suffix_length", idtext.TypeIDSuffixLength},
+		{"msg_overflow", idtext.TypeIDOverflow},
+	} {
+		decl := c.name + " constant text := "
+		if len(decl)+len(literal(c.text)) > 100 { // wrap would break the literal
+			lines = append(lines, strings.TrimSpace(decl), "  "+literal(c.text)+";")
+			continue
+		}
+		lines = append(lines, decl+literal(c.text)+";")
+	}
+	return lines
+}
+
 // literal writes s as an SQL string literal.
 func literal(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
 
@@ -390,8 +416,8 @@ func wrap(line string, max int) []string {
 			// lines have none inside a literal).
 			i = strings.LastIndex(line[:max+1], " ")
 		}
-		if i <= len(more) {
-			break
+		if i <= len(more) || strings.Count(line[:i], "'")%2 == 1 {
+			break // nowhere to break, or only inside a literal
 		}
 		out = append(out, line[:i])
 		line = more + line[i+1:]
