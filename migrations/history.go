@@ -11,5 +11,5 @@ package migrations
 var functionsHistory = []string{
 	"39f48c99dd4c2a540dbe66270a60c3e9b3eba6ccedfeca63e0f05b014ed9b61c",
 	"23e751850aba3ff7fcefbdfef96d9f1220a15f7fa3efdfacebcb3604ac180b63",
-	"ea53edb0a1e8d9f2042eeabda11f30445f24ac1e6fbd47a2443f972e00d1156e",
+	"5944eae321edd4b22c868b05d90b53401543f57c589a516cb9ded5e6639041ac",
 }

@@ -2,6 +2,7 @@ package ulidtype
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 	"strconv"
 
@@ -126,7 +127,7 @@ func base32Error(s string) error {
 		return &ParseError{Input: s, Pos: pos, Err: ErrCharacter, Msg: msg}
 	}
 	return &ParseError{Input: s, Pos: 0, Err: ErrOverflow,
-		Msg: "first character " + idtext.QuoteByte(s[0]) + idtext.Overflow}
+		Msg: fmt.Sprintf(idtext.MsgOverflow, idtext.QuoteByte(s[0]))}
 }
 
 // charError reports the first byte of s that valid rejects.

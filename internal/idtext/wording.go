@@ -24,6 +24,8 @@ const (
 const (
 	// MsgChar: the character, its position, what the form wants.
 	MsgChar = "invalid character %s at position %s, want a %s"
+	// MsgOverflow: the first character of a ULID.
+	MsgOverflow = "first character %s" + Overflow
 	// TypeIDSeparator: a TypeID that starts with its separator.
 	TypeIDSeparator = "separator '_' at position 0 without a prefix (an empty prefix has no separator)"
 	// TypeIDTooLong: whose prefix, its length.

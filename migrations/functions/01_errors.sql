@@ -55,7 +55,8 @@ DECLARE
   q text;
   c integer;
   -- BEGIN GENERATED parse_error_wording (go generate ./migrations)
-  overflow constant text := ' is above ''7'', so the value overflows 128 bits';
+  msg_char constant text := 'invalid character %s at position %s, want a %s';
+  msg_overflow constant text := 'first character %s is above ''7'', so the value overflows 128 bits';
   -- END GENERATED parse_error_wording
 BEGIN
   CASE kind
@@ -63,15 +64,15 @@ BEGIN
   WHEN 'ulid' THEN
     what := 'ULID'; want_len := 26; want_len_text := '26 characters';
     chars := '0123456789ABCDEFGHJKMNPQRSTVWXYZabcdefghjkmnpqrstvwxyz';
-    want_char := 'a Crockford base32 character (0-9, A-Z without I, L, O, U)';
+    want_char := 'Crockford base32 character (0-9, A-Z without I, L, O, U)';
   WHEN 'hex' THEN
     what := 'ObjectId'; want_len := 24; want_len_text := '24 hex digits';
     chars := '0123456789abcdefABCDEF';
-    want_char := 'a hex digit';
+    want_char := 'hex digit';
   WHEN 'short' THEN
     what := 'ObjectId short form'; want_len := 16; want_len_text := '16 characters';
     chars := '0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-_';
-    want_char := 'a short-form character (0-9, a-z, A-Z, ''-'' or ''_'')';
+    want_char := 'short-form character (0-9, a-z, A-Z, ''-'' or ''_'')';
   -- END GENERATED parse_error_alphabets
   END CASE;
 
@@ -101,12 +102,13 @@ BEGIN
   FOR i IN 0 .. n - 1 LOOP
     c := get_byte(b, i);
     CONTINUE WHEN c < 128 AND strpos(chars, chr(c)) > 0;
-    RAISE EXCEPTION 'invalid % %: invalid character % at position %, want %', what, q,
-      pgid._typeid_quote_byte(c::pg_catalog.int4), i,
-      want_char USING ERRCODE = 'invalid_text_representation';
+    RAISE EXCEPTION 'invalid % %: %', what, q,
+      format(msg_char, pgid._typeid_quote_byte(c::pg_catalog.int4), i, want_char)
+      USING ERRCODE = 'invalid_text_representation';
   END LOOP;
   IF kind = 'ulid' THEN
-    RAISE EXCEPTION 'invalid ULID %: first character ''%''%', q, chr(get_byte(b, 0)), overflow
+    RAISE EXCEPTION 'invalid ULID %: %', q,
+      format(msg_overflow, pgid._typeid_quote_byte(get_byte(b, 0)::pg_catalog.int4))
       USING ERRCODE = 'invalid_text_representation';
   END IF;
   RAISE EXCEPTION 'pgid._parse_error: % is a valid %', q, what;

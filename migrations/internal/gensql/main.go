@@ -106,7 +106,10 @@ func regions() map[string][]string {
 	objectIDRegions(r)
 	typeIDRegions(r)
 	r["parse_error_alphabets"] = parseErrorAlphabets()
-	r["parse_error_wording"] = []string{"overflow constant text := " + literal(idtext.Overflow) + ";"}
+	r["parse_error_wording"] = []string{
+		"msg_char constant text := " + literal(idtext.MsgChar) + ";",
+		"msg_overflow constant text := " + literal(idtext.MsgOverflow) + ";",
+	}
 	r["typeid_wording"] = typeIDWording()
 	r["partition_plpgsql"] = partitionPLpgSQL()
 	r["partition_sqlstates"] = sqlStates("05_partitions.sql")
@@ -356,15 +359,15 @@ func parseErrorAlphabets() []string {
 		"WHEN 'ulid' THEN",
 		fmt.Sprintf("  what := 'ULID'; want_len := %d; want_len_text := '%d characters';", ulidTextLen, ulidTextLen),
 		fmt.Sprintf("  chars := '%s%s';", alpha, strings.ToLower(strings.Trim(alpha, "0123456789"))),
-		"  want_char := " + literal("a "+idtext.Base32Want) + ";",
+		"  want_char := " + literal(idtext.Base32Want) + ";",
 		"WHEN 'hex' THEN",
 		fmt.Sprintf("  what := 'ObjectId'; want_len := %d; want_len_text := '%d hex digits';", hexTextLen, hexTextLen),
 		fmt.Sprintf("  chars := '%s%s';", hexDigits, strings.ToUpper(hexDigits[10:])),
-		"  want_char := " + literal("a "+idtext.HexWant) + ";",
+		"  want_char := " + literal(idtext.HexWant) + ";",
 		"WHEN 'short' THEN",
 		fmt.Sprintf("  what := 'ObjectId short form'; want_len := %d; want_len_text := '%d characters';", shortTextLen, shortTextLen),
 		fmt.Sprintf("  chars := '%s';", short),
-		"  want_char := " + literal("a "+idtext.ShortWant) + ";",
+		"  want_char := " + literal(idtext.ShortWant) + ";",
 	}
 }
 
