@@ -35,9 +35,14 @@
 //   - 05_partitions.sql: time partitions (package partition).
 //   - 06_tail.sql: tailing (package tail).
 //
-// Their generated parts (alphabets, lookup tables, the unrolled bit
-// arithmetic of the text conversions) are written by go generate
-// ./migrations from ulidtype.Alphabet and objectidtype.ShortAlphabet.
+// Their generated parts are written by go generate ./migrations, each
+// from the one place of its fact: alphabets, lookup tables and the unrolled
+// bit arithmetic of the text conversions from ulidtype.Alphabet and
+// objectidtype.ShortAlphabet; the wording of parse errors from Go's
+// (internal/idtext); the SQLSTATEs of pgid's own from internal/sqlstate;
+// the partition functions whose settings 05_partitions.sql pins from that
+// file's own definitions. Tests fail when code or documentation names a
+// function, SQLSTATE, file or checksum that does not exist.
 //
 // Versioned files 002 to 006 hold no statement: they are empty markers.
 // pgid used one versioned file per feature until the function definitions
