@@ -24,9 +24,14 @@ package migrations
 // 01_errors.sql (the error helpers of the text parsers), 02_ulid.sql (ULID
 // time, text, bounds, generation, UUIDv7), 03_objectid.sql, 04_typeid.sql,
 // 05_partitions.sql (package partition) and 06_tail.sql (package tail). Their
-// generated parts (alphabets, lookup tables, the unrolled bit arithmetic of
-// the text conversions) are written by go generate ./migrations from
-// ulidtype.Alphabet and objectidtype.ShortAlphabet.
+// generated parts are written by go generate ./migrations, each from the one
+// place of its fact: alphabets, lookup tables and the unrolled bit arithmetic
+// of the text conversions from ulidtype.Alphabet and
+// objectidtype.ShortAlphabet; the wording of parse errors from Go's
+// (internal/idtext); the SQLSTATEs of pgid's own from internal/sqlstate; the
+// partition functions whose settings 05_partitions.sql pins from that file's
+// own definitions. Tests fail when code or documentation names a function,
+// SQLSTATE, file or checksum that does not exist.
 //
 // Versioned files 002 to 006 hold no statement: pgid used one versioned file
 // per feature until the function definitions became a step of their own, and

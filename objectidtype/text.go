@@ -118,9 +118,9 @@ func decodeShort(a *[shortLen]byte) (o ObjectID, ok bool) {
 func parseError(s string) error {
 	switch len(s) {
 	case hexLen:
-		return charError(s, "hex digit", func(_ int, c byte) bool { return idtext.IsHex(c) })
+		return charError(s, idtext.HexWant, func(_ int, c byte) bool { return idtext.IsHex(c) })
 	case shortLen:
-		return charError(s, "short-form character (0-9, a-z, A-Z, '-' or '_')",
+		return charError(s, idtext.ShortWant,
 			func(_ int, c byte) bool { return strings.IndexByte(ShortAlphabet, c) >= 0 })
 	}
 	return &ParseError{

@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/pgid/pgid/internal/dbconn"
+	"github.com/pgid/pgid/internal/sqlstate"
 )
 
 // ErrKept: [Ensure] made what it had to make, but could not retire some
@@ -146,11 +147,11 @@ var (
 	// ErrDefaultHasRows: the DEFAULT partition holds rows in the range of a
 	// partition about to be created (PGI04). Nothing was changed; see
 	// docs/PARTITIONING.md for the way out.
-	ErrDefaultHasRows = sqlStates.New("PGI04", "partition: default partition holds rows in a new partition's range")
+	ErrDefaultHasRows = sqlStates.New(sqlstate.DefaultHasRows, "partition: default partition holds rows in a new partition's range")
 	// ErrOverlap: a range about to be created overlaps an existing
 	// partition with other bounds (PGI05), typically after a change of
 	// width.
-	ErrOverlap = sqlStates.New("PGI05", "partition: overlaps an existing partition")
+	ErrOverlap = sqlStates.New(sqlstate.Overlap, "partition: overlaps an existing partition")
 )
 
 // create makes the partitions p asks for, in a statement of its own (in
@@ -313,7 +314,7 @@ func retire(ctx context.Context, conn *pgx.Conn, p Plan, rep *Report) error {
 // session retired it between the listing and the call.
 func retiredMeanwhile(ctx context.Context, conn *pgx.Conn, parent, name string, err error) (bool, error) {
 	var pg *pgconn.PgError
-	if !errors.As(err, &pg) || (pg.Code != "42P01" && pg.Code != "PGI06") {
+	if !errors.As(err, &pg) || (pg.Code != "42P01" && pg.Code != sqlstate.Plan) {
 		return false, nil
 	}
 	var still bool

@@ -30,6 +30,7 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/pgid/pgid/internal/dbconn"
+	"github.com/pgid/pgid/internal/sqlstate"
 )
 
 // Errors about the parent table, returned by [Ensure], [List] and
@@ -41,14 +42,14 @@ var (
 	// ErrNoTable: the parent does not exist (SQLSTATE 42P01).
 	ErrNoTable = sqlStates.New("42P01", "partition: no such table")
 	// ErrNotPartitioned: the parent is not a partitioned table (PGI01).
-	ErrNotPartitioned = sqlStates.New("PGI01", "partition: not a partitioned table")
+	ErrNotPartitioned = sqlStates.New(sqlstate.NotPartitioned, "partition: not a partitioned table")
 	// ErrNotRangeByID: the parent is partitioned by LIST or HASH, or by
 	// RANGE on more than one column or an expression (PGI02).
-	ErrNotRangeByID = sqlStates.New("PGI02", "partition: not partitioned by RANGE (id)")
+	ErrNotRangeByID = sqlStates.New(sqlstate.NotRangeByID, "partition: not partitioned by RANGE (id)")
 	// ErrKind: the partition key column is not uuid / bytea or a domain
 	// over them (PGI03), or not the [Kind] the plan asks for. tail.ErrKind
 	// is the same condition for a Tailer.
-	ErrKind = sqlStates.New("PGI03", "partition: key column is not a pgid ID")
+	ErrKind = sqlStates.New(sqlstate.Kind, "partition: key column is not a pgid ID")
 )
 
 // ErrKeyType is the former name of [ErrKind] (the same error).
@@ -413,7 +414,7 @@ type Plan struct {
 // ErrPlan: the plan is invalid (SQLSTATE PGI06, or found in Go before
 // asking the server), as is a span, kind or retire mode that does not
 // parse.
-var ErrPlan = sqlStates.New("PGI06", "partition: invalid plan")
+var ErrPlan = sqlStates.New(sqlstate.Plan, "partition: invalid plan")
 
 // check reports an invalid plan before anything reaches the server.
 func (p Plan) check() error {

@@ -57,7 +57,9 @@ var (
 	ErrUnsafe = sqlStates.New(CodeUnsafe, "tail: the table's setup no longer checks every row")
 )
 
-// SQLSTATEs of the SQL functions in migrations/functions/06_tail.sql.
+// SQLSTATEs of the SQL functions in migrations/functions/06_tail.sql (the
+// table of pgid's own, internal/sqlstate, holds them too; a test of package
+// migrations keeps both equal).
 const (
 	CodeTooOld     = "PGI20"
 	CodeNotEnabled = "PGI21"

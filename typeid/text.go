@@ -2,6 +2,7 @@ package typeid
 
 import (
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -83,17 +84,17 @@ func prefixError(input, p string, inInput bool, what string) *ParseError {
 	}
 	switch {
 	case len(p) > maxPrefixLen:
-		e.Msg = what + " has " + strconv.Itoa(len(p)) + " bytes, want at most 63"
+		e.Msg = fmt.Sprintf(idtext.TypeIDTooLong, what, strconv.Itoa(len(p)))
 	case p[0] == '_':
-		e.Msg = what + " starts with '_' at position " + at(0) + ", want a letter a-z"
+		e.Msg = fmt.Sprintf(idtext.TypeIDStarts, what, at(0))
 	default:
 		for i := range len(p) {
 			if c := p[i]; (c < 'a' || c > 'z') && c != '_' {
-				e.Msg = "invalid character " + idtext.QuoteByte(c) + " at position " + at(i) + " in " + what + ", want a-z or '_'"
+				e.Msg = fmt.Sprintf(idtext.TypeIDPrefixChar, idtext.QuoteByte(c), at(i), what)
 				return e
 			}
 		}
-		e.Msg = what + " ends with '_' at position " + at(len(p)-1) + ", want a letter a-z"
+		e.Msg = fmt.Sprintf(idtext.TypeIDEnds, what, at(len(p)-1))
 	}
 	return e
 }
@@ -170,7 +171,7 @@ func decodeSuffix[T string | []byte](s T, off int, dst *[16]byte) bool {
 }
 
 // suffixWant names the characters of a suffix.
-const suffixWant = "lower-case base32 character (0-9, a-z without i, l, o, u)"
+const suffixWant = idtext.LowerBase32Want
 
 // parseError reports why s is not a TypeID of prefix, in the order a reader
 // checks: the type's own prefix, the input's prefix and separator, whether
@@ -184,7 +185,7 @@ func parseError(s, prefix string) error {
 		in, suffix, off = s[:i], s[i+1:], i+1
 		if in == "" {
 			return &ParseError{Input: s, Pos: 0, Err: ErrPrefix,
-				Msg: "separator '_' at position 0 without a prefix (an empty prefix has no separator)"}
+				Msg: idtext.TypeIDSeparator}
 		}
 		if !validPrefix(in) {
 			return prefixError(s, in, true, "the prefix")
@@ -195,25 +196,24 @@ func parseError(s, prefix string) error {
 	}
 	if len(suffix) != suffixLen {
 		return &ParseError{Input: s, Pos: -1, Err: ErrLength,
-			Msg: "suffix of " + strconv.Itoa(len(suffix)) + " bytes, want 26"}
+			Msg: fmt.Sprintf(idtext.TypeIDSuffixLength, strconv.Itoa(len(suffix)))}
 	}
 	if pos, msg, overflow := idtext.Base32Error(&idtext.Lower, s, off, suffixWant); !overflow {
 		return &ParseError{Input: s, Pos: pos, Err: ErrCharacter, Msg: msg}
 	}
 	return &ParseError{Input: s, Pos: off, Err: ErrOverflow,
-		Msg: "first suffix character " + idtext.QuoteByte(suffix[0]) + " at position " + strconv.Itoa(off) +
-			" is above '7', so the value overflows 128 bits"}
+		Msg: fmt.Sprintf(idtext.TypeIDOverflow, idtext.QuoteByte(suffix[0]), strconv.Itoa(off))}
 }
 
 // wrongPrefix is the error for input s, a TypeID of prefix in where one of
 // prefix is wanted: it names both.
 func wrongPrefix(s, in, prefix string) *ParseError {
-	msg := "prefix " + strconv.Quote(in) + ", want " + strconv.Quote(prefix)
+	msg := fmt.Sprintf(idtext.TypeIDWrongPrefix, strconv.Quote(in), strconv.Quote(prefix))
 	switch {
 	case in == "":
-		msg = "no prefix, want " + strconv.Quote(prefix)
+		msg = fmt.Sprintf(idtext.TypeIDNoPrefix, strconv.Quote(prefix))
 	case prefix == "":
-		msg = "prefix " + strconv.Quote(in) + ", want none (the type's prefix is empty)"
+		msg = fmt.Sprintf(idtext.TypeIDUnwanted, strconv.Quote(in))
 	}
 	return &ParseError{Input: s, Pos: 0, Err: ErrWrongPrefix, Msg: msg}
 }

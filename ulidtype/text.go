@@ -2,6 +2,7 @@ package ulidtype
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 	"strconv"
 
@@ -108,7 +109,7 @@ func parse[T string | []byte](s T, u *ULID) error {
 			*u = v
 			return nil
 		}
-		return charError(string(s), "hex digit", isHex)
+		return charError(string(s), idtext.HexWant, isHex)
 	}
 	return &ParseError{
 		Input: string(s), Pos: -1, Err: ErrLength,
@@ -117,7 +118,7 @@ func parse[T string | []byte](s T, u *ULID) error {
 }
 
 // base32Want names the characters of the canonical form.
-const base32Want = "Crockford base32 character (0-9, A-Z without I, L, O, U)"
+const base32Want = idtext.Base32Want
 
 // base32Error reports why the 26 characters of s are not a ULID: an invalid
 // character, or else a first character above '7'.
@@ -126,7 +127,7 @@ func base32Error(s string) error {
 		return &ParseError{Input: s, Pos: pos, Err: ErrCharacter, Msg: msg}
 	}
 	return &ParseError{Input: s, Pos: 0, Err: ErrOverflow,
-		Msg: "first character " + idtext.QuoteByte(s[0]) + " is above '7', so the value overflows 128 bits"}
+		Msg: fmt.Sprintf(idtext.MsgOverflow, idtext.QuoteByte(s[0]))}
 }
 
 // charError reports the first byte of s that valid rejects.

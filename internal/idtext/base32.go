@@ -2,6 +2,7 @@ package idtext
 
 import (
 	"encoding/binary"
+	"fmt"
 	"strconv"
 )
 
@@ -212,7 +213,7 @@ func DecodeBase32[T string | []byte](e *Base32, s T, maxFirst byte, dst *[16]byt
 func Base32Error(e *Base32, s string, off int, want string) (pos int, msg string, overflow bool) {
 	for i := off; i < off+Base32Len; i++ {
 		if !e.Valid(s[i]) {
-			return i, "invalid character " + QuoteByte(s[i]) + " at position " + strconv.Itoa(i) + ", want a " + want, false
+			return i, fmt.Sprintf(MsgChar, QuoteByte(s[i]), strconv.Itoa(i), want), false
 		}
 	}
 	return off, "", true

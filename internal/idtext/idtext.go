@@ -58,7 +58,7 @@ func InvalidChar(s, want string, valid func(i int, c byte) bool) (pos int, msg s
 	if len(s) == 0 {
 		return 0, "empty input, want a " + want
 	}
-	return pos, "invalid character " + QuoteByte(s[pos]) + " at position " + strconv.Itoa(pos) + ", want a " + want
+	return pos, fmt.Sprintf(MsgChar, QuoteByte(s[pos]), strconv.Itoa(pos), want)
 }
 
 // Errors returned by JSONString.

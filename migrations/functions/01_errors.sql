@@ -3,8 +3,8 @@
 -- which quotes the invalid byte for both. Each raises SQLSTATE 22P02 with
 -- the message Go's ParseError of the same input gives; only the parsers'
 -- error paths call them. The alphabets they name are generated from Go's
--- ulidtype.Alphabet and objectidtype.ShortAlphabet (go generate
--- ./migrations).
+-- ulidtype.Alphabet and objectidtype.ShortAlphabet, the wording of what
+-- they want from Go's internal/idtext (go generate ./migrations).
 --
 -- Every file in functions/ is applied again, all of them in one transaction
 -- and in name order, whenever any of them changes: edit the definitions here
@@ -54,21 +54,25 @@ DECLARE
   want_char text;
   q text;
   c integer;
+  -- BEGIN GENERATED parse_error_wording (go generate ./migrations)
+  msg_char constant text := 'invalid character %s at position %s, want a %s';
+  msg_overflow constant text := 'first character %s is above ''7'', so the value overflows 128 bits';
+  -- END GENERATED parse_error_wording
 BEGIN
   CASE kind
   -- BEGIN GENERATED parse_error_alphabets (go generate ./migrations)
   WHEN 'ulid' THEN
     what := 'ULID'; want_len := 26; want_len_text := '26 characters';
     chars := '0123456789ABCDEFGHJKMNPQRSTVWXYZabcdefghjkmnpqrstvwxyz';
-    want_char := 'a Crockford base32 character (0-9, A-Z without I, L, O, U)';
+    want_char := 'Crockford base32 character (0-9, A-Z without I, L, O, U)';
   WHEN 'hex' THEN
     what := 'ObjectId'; want_len := 24; want_len_text := '24 hex digits';
     chars := '0123456789abcdefABCDEF';
-    want_char := 'a hex digit';
+    want_char := 'hex digit';
   WHEN 'short' THEN
     what := 'ObjectId short form'; want_len := 16; want_len_text := '16 characters';
     chars := '0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-_';
-    want_char := 'one of 0-9 a-z A-Z - _';
+    want_char := 'short-form character (0-9, a-z, A-Z, ''-'' or ''_'')';
   -- END GENERATED parse_error_alphabets
   END CASE;
 
@@ -98,13 +102,13 @@ BEGIN
   FOR i IN 0 .. n - 1 LOOP
     c := get_byte(b, i);
     CONTINUE WHEN c < 128 AND strpos(chars, chr(c)) > 0;
-    RAISE EXCEPTION 'invalid % %: invalid character % at position %, want %', what, q,
-      pgid._typeid_quote_byte(c::pg_catalog.int4), i,
-      want_char USING ERRCODE = 'invalid_text_representation';
+    RAISE EXCEPTION 'invalid % %: %', what, q,
+      format(msg_char, pgid._typeid_quote_byte(c::pg_catalog.int4), i, want_char)
+      USING ERRCODE = 'invalid_text_representation';
   END LOOP;
   IF kind = 'ulid' THEN
-    RAISE EXCEPTION 'invalid ULID %: first character ''%'' is above ''7'', so the value overflows 128 bits',
-      q, chr(get_byte(b, 0))
+    RAISE EXCEPTION 'invalid ULID %: %', q,
+      format(msg_overflow, pgid._typeid_quote_byte(get_byte(b, 0)::pg_catalog.int4))
       USING ERRCODE = 'invalid_text_representation';
   END IF;
   RAISE EXCEPTION 'pgid._parse_error: % is a valid %', q, what;
@@ -144,6 +148,22 @@ DECLARE
   -- BEGIN GENERATED typeid_suffix_chars (go generate ./migrations)
   suffix_chars constant text := '0123456789abcdefghjkmnpqrstvwxyz';
   -- END GENERATED typeid_suffix_chars
+  -- BEGIN GENERATED typeid_wording (go generate ./migrations)
+  suffix_want constant text := 'lower-case base32 character (0-9, a-z without i, l, o, u)';
+  msg_char constant text := 'invalid character %s at position %s, want a %s';
+  msg_separator constant text :=
+    'separator ''_'' at position 0 without a prefix (an empty prefix has no separator)';
+  msg_too_long constant text := '%s has %s bytes, want at most 63';
+  msg_starts constant text := '%s starts with ''_'' at position %s, want a letter a-z';
+  msg_prefix_char constant text := 'invalid character %s at position %s in %s, want a-z or ''_''';
+  msg_ends constant text := '%s ends with ''_'' at position %s, want a letter a-z';
+  msg_no_prefix constant text := 'no prefix, want %s';
+  msg_unwanted constant text := 'prefix %s, want none (the type''s prefix is empty)';
+  msg_wrong_prefix constant text := 'prefix %s, want %s';
+  msg_suffix_length constant text := 'suffix of %s bytes, want 26';
+  msg_overflow constant text :=
+    'first suffix character %s at position %s is above ''7'', so the value overflows 128 bits';
+  -- END GENERATED typeid_wording
 BEGIN
   FOR k IN 1 .. 2 LOOP
     IF k = 1 THEN
@@ -160,8 +180,7 @@ BEGIN
       END LOOP;
       EXIT WHEN sep < 0;
       IF sep = 0 THEN
-        RAISE EXCEPTION '%separator ''_'' at position 0 without a prefix (an empty prefix has no separator)', head
-          USING ERRCODE = 'invalid_text_representation';
+        RAISE EXCEPTION '%', head || msg_separator USING ERRCODE = 'invalid_text_representation';
       END IF;
       p := substring(b FROM 1 FOR sep);
       inp := convert_from(p, 'UTF8');
@@ -171,20 +190,19 @@ BEGIN
     END IF;
     msg := NULL;
     IF octet_length(p) > 63 THEN
-      msg := what || ' has ' || octet_length(p) || ' bytes, want at most 63';
+      msg := format(msg_too_long, what, octet_length(p));
     ELSIF get_byte(p, 0) = 95 THEN
-      msg := what || ' starts with ''_'' at position 0, want a letter a-z';
+      msg := format(msg_starts, what, 0);
     ELSE
       FOR i IN 0 .. octet_length(p) - 1 LOOP
         c := get_byte(p, i);
         IF (c < 97 OR c > 122) AND c <> 95 THEN
-          msg := 'invalid character ' || pgid._typeid_quote_byte(c::pg_catalog.int4) || ' at position ' || i
-                 || ' in ' || what || ', want a-z or ''_''';
+          msg := format(msg_prefix_char, pgid._typeid_quote_byte(c::pg_catalog.int4), i, what);
           EXIT;
         END IF;
       END LOOP;
       IF msg IS NULL AND get_byte(p, octet_length(p) - 1) = 95 THEN
-        msg := what || ' ends with ''_'' at position ' || octet_length(p) - 1 || ', want a letter a-z';
+        msg := format(msg_ends, what, octet_length(p) - 1);
       END IF;
     END IF;
     IF msg IS NOT NULL THEN
@@ -194,25 +212,23 @@ BEGIN
 
   IF inp <> prefix THEN
     RAISE EXCEPTION '%', head || CASE
-      WHEN inp = '' THEN 'no prefix, want ' || to_json(prefix)::text
-      WHEN prefix = '' THEN 'prefix ' || to_json(inp)::text || ', want none (the type''s prefix is empty)'
-      ELSE 'prefix ' || to_json(inp)::text || ', want ' || to_json(prefix)::text END
+      WHEN inp = '' THEN format(msg_no_prefix, to_json(prefix)::text)
+      WHEN prefix = '' THEN format(msg_unwanted, to_json(inp)::text)
+      ELSE format(msg_wrong_prefix, to_json(inp)::text, to_json(prefix)::text) END
       USING ERRCODE = 'invalid_text_representation';
   END IF;
   IF octet_length(suf) <> 26 THEN
-    RAISE EXCEPTION '%suffix of % bytes, want 26', head, octet_length(suf)
+    RAISE EXCEPTION '%', head || format(msg_suffix_length, octet_length(suf))
       USING ERRCODE = 'invalid_text_representation';
   END IF;
   FOR i IN 0 .. 25 LOOP
     c := get_byte(suf, i);
     IF c >= 128 OR strpos(suffix_chars, chr(c)) = 0 THEN
-      RAISE EXCEPTION
-        '%invalid character % at position %, want a lower-case base32 character (0-9, a-z without i, l, o, u)',
-        head, pgid._typeid_quote_byte(c::pg_catalog.int4), off + i USING ERRCODE = 'invalid_text_representation';
+      RAISE EXCEPTION '%', head || format(msg_char, pgid._typeid_quote_byte(c::pg_catalog.int4), off + i, suffix_want)
+        USING ERRCODE = 'invalid_text_representation';
     END IF;
   END LOOP;
-  RAISE EXCEPTION '%first suffix character % at position % is above ''7'', so the value overflows 128 bits',
-    head, pgid._typeid_quote_byte(get_byte(suf, 0)::pg_catalog.int4), off
+  RAISE EXCEPTION '%', head || format(msg_overflow, pgid._typeid_quote_byte(get_byte(suf, 0)::pg_catalog.int4), off)
     USING ERRCODE = 'invalid_text_representation';
 END
 $$;

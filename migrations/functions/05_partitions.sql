@@ -36,18 +36,21 @@
 -- format('%L'); every function is SECURITY INVOKER: the caller needs what
 -- the DDL needs (own the parent, CREATE on its schema) and nothing more.
 --
--- Errors raise their own SQLSTATEs (class PG, "pgid"):
+-- Errors and warnings raise their own SQLSTATEs (class PG, "pgid"; the
+-- table is Go's internal/sqlstate):
+-- BEGIN GENERATED partition_sqlstates (go generate ./migrations)
 --   PGI01  the parent is not a partitioned table
 --   PGI02  the parent is not partitioned BY RANGE on one column
---   PGI03  the key column is not uuid / bytea (or a domain over them), or
---          not the key kind asked for
+--   PGI03  the key column is not uuid / bytea (or a domain over them), or not
+--          the key kind asked for
 --   PGI04  the DEFAULT partition holds rows in a range about to be created
 --   PGI05  a range about to be created overlaps an existing partition with
 --          other bounds
 --   PGI06  an invalid argument (width, ahead, retain, retire, part)
--- and warnings: PGI07 an expired partition kept (with the reason), PGI08
--- rows in the DEFAULT partition, PGI09 partitions past the end of the ID
--- space.
+--   PGI07  (a WARNING) an expired partition kept (with the reason)
+--   PGI08  (a WARNING) rows in the DEFAULT partition
+--   PGI09  (a WARNING) partitions past the end of the ID space
+-- END GENERATED partition_sqlstates
 --
 -- Concurrency: pgid.ensure_partitions and pgid.retire_partition take the
 -- transaction-level advisory lock pg_advisory_xact_lock(1885825380,
@@ -1273,7 +1276,8 @@ COMMENT ON FUNCTION pgid.ensure_partitions(regclass, interval, integer, interval
 -- them, as a SET clause on each would: the functions step runs in one
 -- transaction, so no session sees a function without them. The
 -- SQL-language helpers have none: a SET clause would stop PostgreSQL from
--- inlining them.
+-- inlining them. The list of names is every plpgsql function this file
+-- defines, written by go generate ./migrations.
 DO $pin$
 DECLARE
   f regprocedure;
@@ -1281,11 +1285,15 @@ BEGIN
   FOR f IN
     SELECT p.oid::regprocedure FROM pg_catalog.pg_proc p
     WHERE p.pronamespace = 'pgid'::pg_catalog.regnamespace
-      AND p.proname = ANY (ARRAY['partition_width', 'partition_range', 'partition_name', 'partition_key_kind',
-        'partition_span', 'list_partitions', 'expired_partitions', 'default_partition_rows',
-        'partition_ddl_lock', '_retire_fk_cond', '_retire_walk', '_retire_verdict',
-        '_retire_run', 'retire_partition', '_ensure_create', '_ensure_overlap',
-        '_ensure_default_free', '_ensure_retire', '_ensure_default', 'ensure_partitions'])
+      AND p.proname = ANY (ARRAY[
+        -- BEGIN GENERATED partition_plpgsql (go generate ./migrations)
+        'partition_width', 'partition_range', 'partition_name', 'partition_key_kind', 'partition_span',
+        'list_partitions', 'expired_partitions', 'default_partition_rows', 'partition_ddl_lock',
+        '_retire_fk_cond', '_retire_walk', '_retire_verdict', '_retire_run', 'retire_partition',
+        '_ensure_create', '_ensure_overlap', '_ensure_default_free', '_ensure_retire', '_ensure_default',
+        'ensure_partitions'
+        -- END GENERATED partition_plpgsql
+      ])
   LOOP
     EXECUTE pg_catalog.format('ALTER FUNCTION %s SET standard_conforming_strings = on '
       'SET DateStyle = ''ISO, YMD'' SET IntervalStyle = postgres SET TimeZone = ''UTC'' '

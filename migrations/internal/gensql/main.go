@@ -1,7 +1,11 @@
 // Command gensql writes the generated parts of the SQL function files,
 // migrations/functions/*.sql: the byte tables, alphabets and the unrolled
 // bit arithmetic of the text conversions, from the constants of packages
-// ulidtype and objectidtype (ulidtype.Alphabet, objectidtype.ShortAlphabet).
+// ulidtype and objectidtype (ulidtype.Alphabet, objectidtype.ShortAlphabet);
+// the wording of parse errors from package idtext; the SQLSTATEs of
+// 05_partitions.sql from package sqlstate; and the list of the
+// plpgsql functions of 05_partitions.sql whose settings it pins, from the
+// file's own definitions (package sqlfunc).
 // Each generated part sits between the lines
 //
 //	-- BEGIN GENERATED name (go generate ./migrations)
@@ -21,6 +25,9 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/pgid/pgid/internal/idtext"
+	"github.com/pgid/pgid/internal/sqlfunc"
+	"github.com/pgid/pgid/internal/sqlstate"
 	"github.com/pgid/pgid/objectidtype"
 	"github.com/pgid/pgid/ulidtype"
 )
@@ -99,7 +106,77 @@ func regions() map[string][]string {
 	objectIDRegions(r)
 	typeIDRegions(r)
 	r["parse_error_alphabets"] = parseErrorAlphabets()
+	r["parse_error_wording"] = []string{
+		"msg_char constant text := " + literal(idtext.MsgChar) + ";",
+		"msg_overflow constant text := " + literal(idtext.MsgOverflow) + ";",
+	}
+	r["typeid_wording"] = typeIDWording()
+	r["partition_plpgsql"] = partitionPLpgSQL()
+	r["partition_sqlstates"] = sqlStates("05_partitions.sql")
 	return r
+}
+
+// sqlStates lists, as comment lines, the SQLSTATEs of pgid's own that file
+// raises (internal/sqlstate), each with its meaning, wrapped at 78
+// characters.
+func sqlStates(file string) []string {
+	var lines []string
+	for _, c := range sqlstate.Codes {
+		if c.File != file {
+			continue
+		}
+		m := c.Meaning
+		if c.Warning {
+			m = "(a WARNING) " + m
+		}
+		line := "--   " + c.Code + "  "
+		for _, w := range strings.Fields(m) {
+			if len(line)+1+len(w) > 78 && !strings.HasSuffix(line, "  ") {
+				lines = append(lines, line)
+				line = "--          "
+			}
+			if !strings.HasSuffix(line, "  ") {
+				line += " "
+			}
+			line += w
+		}
+		lines = append(lines, line)
+	}
+	return lines
+}
+
+// partitionPLpgSQL lists, as the ARRAY of 05_partitions.sql's DO block that
+// pins their settings, the names of the plpgsql functions that file
+// defines, in the order it defines them (package sqlfunc reads them; the
+// tests read them the same way).
+func partitionPLpgSQL() []string {
+	src, err := os.ReadFile(filepath.Join("functions", "05_partitions.sql"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	var names []string
+	for _, f := range sqlfunc.Parse(src) {
+		if f.Language == "plpgsql" {
+			names = append(names, "'"+f.Name+"'")
+		}
+	}
+	if len(names) == 0 {
+		log.Fatal("gensql: no plpgsql function in functions/05_partitions.sql")
+	}
+	var lines []string
+	for len(names) > 0 {
+		n := 0
+		for w := 0; n < len(names) && w+len(names[n])+2 <= 100; n++ {
+			w += len(names[n]) + 2
+		}
+		n = max(n, 1)
+		line := strings.Join(names[:n], ", ")
+		if names = names[n:]; len(names) > 0 {
+			line += ","
+		}
+		lines = append(lines, line)
+	}
+	return lines
 }
 
 // encode returns the RETURN statement of a text encoder that reads n groups
@@ -282,17 +359,49 @@ func parseErrorAlphabets() []string {
 		"WHEN 'ulid' THEN",
 		fmt.Sprintf("  what := 'ULID'; want_len := %d; want_len_text := '%d characters';", ulidTextLen, ulidTextLen),
 		fmt.Sprintf("  chars := '%s%s';", alpha, strings.ToLower(strings.Trim(alpha, "0123456789"))),
-		"  want_char := 'a Crockford base32 character (0-9, A-Z without I, L, O, U)';",
+		"  want_char := " + literal(idtext.Base32Want) + ";",
 		"WHEN 'hex' THEN",
 		fmt.Sprintf("  what := 'ObjectId'; want_len := %d; want_len_text := '%d hex digits';", hexTextLen, hexTextLen),
 		fmt.Sprintf("  chars := '%s%s';", hexDigits, strings.ToUpper(hexDigits[10:])),
-		"  want_char := 'a hex digit';",
+		"  want_char := " + literal(idtext.HexWant) + ";",
 		"WHEN 'short' THEN",
 		fmt.Sprintf("  what := 'ObjectId short form'; want_len := %d; want_len_text := '%d characters';", shortTextLen, shortTextLen),
 		fmt.Sprintf("  chars := '%s';", short),
-		"  want_char := 'one of 0-9 a-z A-Z - _';",
+		"  want_char := " + literal(idtext.ShortWant) + ";",
 	}
 }
+
+// typeIDWording declares, for pgid._typeid_error, the wording of Go's
+// typeid.Parse errors (package idtext): formats for format() where Go has
+// them for fmt.Sprintf.
+func typeIDWording() []string {
+	var lines []string
+	for _, c := range []struct{ name, text string }{
+		{"suffix_want", idtext.LowerBase32Want},
+		{"msg_char", idtext.MsgChar},
+		{"msg_separator", idtext.TypeIDSeparator},
+		{"msg_too_long", idtext.TypeIDTooLong},
+		{"msg_starts", idtext.TypeIDStarts},
+		{"msg_prefix_char", idtext.TypeIDPrefixChar},
+		{"msg_ends", idtext.TypeIDEnds},
+		{"msg_no_prefix", idtext.TypeIDNoPrefix},
+		{"msg_unwanted", idtext.TypeIDUnwanted},
+		{"msg_wrong_prefix", idtext.TypeIDWrongPrefix},
+		{"msg_suffix_length", idtext.TypeIDSuffixLength},
+		{"msg_overflow", idtext.TypeIDOverflow},
+	} {
+		decl := c.name + " constant text := "
+		if len(decl)+len(literal(c.text)) > 100 { // wrap would break the literal
+			lines = append(lines, strings.TrimSpace(decl), "  "+literal(c.text)+";")
+			continue
+		}
+		lines = append(lines, decl+literal(c.text)+";")
+	}
+	return lines
+}
+
+// literal writes s as an SQL string literal.
+func literal(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
 
 // maxLine is the longest line the SQL files may have.
 const maxLine = 120
@@ -310,8 +419,8 @@ func wrap(line string, max int) []string {
 			// lines have none inside a literal).
 			i = strings.LastIndex(line[:max+1], " ")
 		}
-		if i <= len(more) {
-			break
+		if i <= len(more) || strings.Count(line[:i], "'")%2 == 1 {
+			break // nowhere to break, or only inside a literal
 		}
 		out = append(out, line[:i])
 		line = more + line[i+1:]
