@@ -75,6 +75,31 @@ func TestInternalCallsNameTheirTypes(t *testing.T) {
 	}
 	t.Cleanup(func() { conn.Close(context.Background()) })
 
+	planted, fns := plantOverloads(t, conn, nil, overloadTypes)
+	t.Logf("%d overloads of %d pgid functions planted in schema pgid", planted, fns)
+
+	checkAllFunctions(t, conn, "the default", map[string]bool{})
+	mu.Lock()
+	defer mu.Unlock()
+	slices.Sort(nested)
+	nested = slices.Compact(nested)
+	for _, n := range nested {
+		t.Errorf("a pgid function ran another role's overload: %s", n)
+	}
+	slices.Sort(direct)
+	t.Logf("overloads the test's own SQL reached: %d (%s)", len(direct), strings.Join(slices.Compact(direct), "; "))
+}
+
+// plantOverloads makes a role with CREATE on schema pgid (dropped when t
+// ends) and plants, as that role, overloads of the functions of pgid named
+// in names (all if nil) with parameters: for each parameter, one per
+// better-matching type that types lists for its type, pairs of them, and
+// one with every parameter replaced. Each raises a WARNING "pgid-overload
+// <signature> ran as <role>", then calls pgid's function. It returns how
+// many overloads it planted, of how many functions.
+func plantOverloads(t *testing.T, conn *pgx.Conn, names []string, types map[string][]string) (planted, functions int) {
+	t.Helper()
+	ctx := context.Background()
 	attacker := "pgid_overload_" + randomHex(4)
 	if _, err := conn.Exec(ctx, "CREATE ROLE "+attacker); err != nil {
 		t.Fatal(err)
@@ -100,7 +125,8 @@ func TestInternalCallsNameTheirTypes(t *testing.T) {
 		SELECT p.proname::text, p.oid::regprocedure::text,
 		       ARRAY(SELECT format_type(a, NULL) FROM unnest(p.proargtypes::oid[]) a),
 		       pg_get_function_arguments(p.oid), pg_get_function_result(p.oid)
-		FROM pg_proc p WHERE p.pronamespace = 'pgid'::regnamespace AND p.pronargs > 0 ORDER BY 2`)
+		FROM pg_proc p WHERE p.pronamespace = 'pgid'::regnamespace AND p.pronargs > 0
+		  AND (p.proname = ANY($1) OR $1 IS NULL) ORDER BY 2`, names)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +148,6 @@ func TestInternalCallsNameTheirTypes(t *testing.T) {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "SET ROLE %s;\n", attacker)
-	planted := 0
 	for i, f := range fns {
 		var outs []string
 		for _, a := range strings.Split(f.args, ", ") {
@@ -135,7 +160,7 @@ func TestInternalCallsNameTheirTypes(t *testing.T) {
 		var variants [][]string
 		all := slices.Clone(f.in)
 		for j, typ := range f.in {
-			for k, alt := range overloadTypes[typ] {
+			for k, alt := range types[typ] {
 				v := slices.Clone(f.in)
 				v[j] = alt
 				variants = append(variants, v)
@@ -148,9 +173,9 @@ func TestInternalCallsNameTheirTypes(t *testing.T) {
 		// guard's (TG_TABLE_SCHEMA, TG_TABLE_NAME), both of type name.
 		for j := range f.in {
 			for k := j + 1; k < len(f.in); k++ {
-				if len(overloadTypes[f.in[j]]) > 0 && len(overloadTypes[f.in[k]]) > 0 {
+				if len(types[f.in[j]]) > 0 && len(types[f.in[k]]) > 0 {
 					v := slices.Clone(f.in)
-					v[j], v[k] = overloadTypes[f.in[j]][0], overloadTypes[f.in[k]][0]
+					v[j], v[k] = types[f.in[j]][0], types[f.in[k]][0]
 					variants = append(variants, v)
 				}
 			}
@@ -179,18 +204,7 @@ func TestInternalCallsNameTheirTypes(t *testing.T) {
 	if _, err := conn.Exec(ctx, b.String()); err != nil {
 		t.Fatalf("planting the overloads: %v", err)
 	}
-	t.Logf("%d overloads of %d pgid functions planted in schema pgid", planted, len(fns))
-
-	checkAllFunctions(t, conn, "the default", map[string]bool{})
-	mu.Lock()
-	defer mu.Unlock()
-	slices.Sort(nested)
-	nested = slices.Compact(nested)
-	for _, n := range nested {
-		t.Errorf("a pgid function ran another role's overload: %s", n)
-	}
-	slices.Sort(direct)
-	t.Logf("overloads the test's own SQL reached: %d (%s)", len(direct), strings.Join(slices.Compact(direct), "; "))
+	return planted, len(fns)
 }
 
 // quoteLiteral returns s as an SQL string literal.

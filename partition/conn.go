@@ -47,7 +47,7 @@ func lockParent(ctx context.Context, conn *pgx.Conn, parent string, xact bool) (
 	if xact {
 		fn = "pg_advisory_xact_lock"
 	}
-	if _, err := conn.Exec(ctx, "SELECT pg_catalog."+fn+"($1, pgid.partition_lock_key($2::pg_catalog.regclass))", LockKey, parent); err != nil {
+	if _, err := conn.Exec(ctx, "SELECT pg_catalog."+fn+"($1::pg_catalog.int4, pgid.partition_lock_key($2::pg_catalog.regclass))", LockKey, parent); err != nil {
 		return nil, wrap("lock "+parent, err)
 	}
 	if xact {
@@ -56,6 +56,6 @@ func lockParent(ctx context.Context, conn *pgx.Conn, parent string, xact bool) (
 	return func() {
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 		defer cancel()
-		_, _ = conn.Exec(ctx, "SELECT pg_catalog.pg_advisory_unlock($1, pgid.partition_lock_key($2::pg_catalog.regclass))", LockKey, parent)
+		_, _ = conn.Exec(ctx, "SELECT pg_catalog.pg_advisory_unlock($1::pg_catalog.int4, pgid.partition_lock_key($2::pg_catalog.regclass))", LockKey, parent)
 	}, nil
 }

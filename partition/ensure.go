@@ -164,7 +164,8 @@ func create(ctx context.Context, conn *pgx.Conn, p Plan, rep *Report) (errEnd, e
 		now = &p.Now
 	}
 	rows, err := conn.Query(ctx, `SELECT action, partition, lower, upper
-		FROM pgid.ensure_partitions($1::pg_catalog.regclass, $2::pg_catalog.interval, $3::pg_catalog.int4, NULL, 'none',
+		FROM pgid.ensure_partitions($1::pg_catalog.regclass, $2::pg_catalog.interval, $3::pg_catalog.int4,
+		                            NULL::pg_catalog.interval, 'none'::pg_catalog.text,
 		                            coalesce($4::pg_catalog.timestamptz, pg_catalog.now()))`,
 		p.Parent, p.Every.interval(), p.Ahead, now)
 	if err != nil {
@@ -264,8 +265,8 @@ func retire(ctx context.Context, conn *pgx.Conn, p Plan, rep *Report) error {
 		var reason, detail, hint, blocking *string
 		var actions []FKAction
 		err := conn.QueryRow(ctx, `SELECT action, partition, lower, upper, reason, detail, hint, blocking, fk_actions
-			FROM pgid.retire_partition($1::pg_catalog.regclass, $2::pg_catalog.regclass, $3::pg_catalog.interval, $4,
-			                           coalesce($5::pg_catalog.timestamptz, pg_catalog.now()), $6, $7)`,
+			FROM pgid.retire_partition($1::pg_catalog.regclass, $2::pg_catalog.regclass, $3::pg_catalog.interval, $4::pg_catalog.text,
+			                           coalesce($5::pg_catalog.timestamptz, pg_catalog.now()), $6::pg_catalog.bool, $7::pg_catalog.bool)`,
 			p.Parent, e.Name, p.Retain.interval(), mode, atArg, p.DryRun, p.CascadeIntoRetained).
 			Scan(&action, &name, &lo, &hi, &reason, &detail, &hint, &blocking, &actions)
 		if errors.Is(err, pgx.ErrNoRows) {

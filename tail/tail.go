@@ -547,7 +547,7 @@ func (t *Tailer[K]) check(ctx context.Context, c *pgx.Conn, l poll) error {
 			continue
 		}
 		var below bool
-		if err := c.QueryRow(ctx, "SELECT pgid.tail_below($1::pg_catalog.regclass, $2::pg_catalog.oid::pg_catalog.regclass, $3::pg_catalog."+sqlType[K]()+", $4)",
+		if err := c.QueryRow(ctx, "SELECT pgid.tail_below($1::pg_catalog.regclass, $2::pg_catalog.oid::pg_catalog.regclass, $3::pg_catalog."+sqlType[K]()+", $4::pg_catalog.bool)",
 			t.cfg.Table, rel, t.cursor, !t.incl).Scan(&below); err != nil {
 			return wrap(t.rel+": partition "+l.names[i], err)
 		}

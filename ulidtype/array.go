@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/jackc/pgx/v5/pgtype"
+
 	"github.com/pgid/pgid/internal/pgarray"
 )
 
@@ -26,6 +28,12 @@ type NullSlice []NullULID
 // ErrArray: the text given to [Slice.Scan] or [NullSlice.Scan] is not a
 // one-dimensional PostgreSQL array. Test for it with [errors.Is].
 var ErrArray = errors.New("ulidtype: invalid array")
+
+// ErrScalarParameter is wrapped by the error of the UUIDValue and
+// BytesValue methods of [Slice] and [NullSlice]: pgx bound the slice to a
+// parameter that takes one value (id = $1), not an array (id = ANY($1)).
+// Test for it with [errors.Is].
+var ErrScalarParameter = errors.New("ulidtype: a Slice is bound to a parameter of one value")
 
 // errNullElem is the error for a NULL element scanned into a Slice.
 var errNullElem = fmt.Errorf("%w element: use NullSlice for an array with NULL elements", ErrNull)
@@ -81,4 +89,79 @@ func (u ULID) appendUUID(b []byte) []byte {
 	var t [uuidLen]byte
 	u.encodeUUID(&t)
 	return append(b, t[:]...)
+}
+
+// pgx v5 support. Slice and NullSlice implement pgtype.ArrayGetter: pgx
+// encodes them through the codec of the array type the statement names,
+// element by element as ULIDs, so that a bytea[] or pgid.objectid[]
+// parameter refuses them ([ErrNotBytea]) instead of storing each element's
+// 36 characters. They also implement pgtype.UUIDValuer and
+// pgtype.BytesValuer, only to refuse a parameter of one uuid or bytea
+// ([ErrScalarParameter]). Where pgx does not know the parameter's type
+// (QueryExecModeExec, SimpleProtocol, a domain it has not loaded) they go
+// as [Slice.Value], the array's text, as through lib/pq.
+
+// Dimensions implements the [pgtype.ArrayGetter] interface.
+func (s Slice) Dimensions() []pgtype.ArrayDimension { return pgarray.Dimensions(s == nil, len(s)) }
+
+// Index implements the [pgtype.ArrayGetter] interface.
+func (s Slice) Index(i int) any { return &s[i] }
+
+// IndexType implements the [pgtype.ArrayGetter] interface.
+func (Slice) IndexType() any { return (*ULID)(nil) }
+
+// UUIDValue implements the [pgtype.UUIDValuer] interface, only to refuse:
+// the Slice was bound to one uuid (id = $1, not id = ANY($1)), where
+// PostgreSQL would store the element of a Slice of one and refuse any
+// other. It returns an error wrapping [ErrScalarParameter], or NULL for a
+// nil Slice.
+func (s Slice) UUIDValue() (pgtype.UUID, error) {
+	return pgtype.UUID{}, scalarError(s == nil, "Slice", len(s))
+}
+
+// BytesValue implements the [pgtype.BytesValuer] interface, only to refuse
+// a bytea parameter: it returns an error wrapping [ErrNotBytea] and
+// [ErrScalarParameter], or NULL for a nil Slice.
+func (s Slice) BytesValue() ([]byte, error) {
+	return nil, notByteaSliceError(s == nil, "Slice", len(s))
+}
+
+// Dimensions implements the [pgtype.ArrayGetter] interface.
+func (s NullSlice) Dimensions() []pgtype.ArrayDimension { return pgarray.Dimensions(s == nil, len(s)) }
+
+// Index implements the [pgtype.ArrayGetter] interface.
+func (s NullSlice) Index(i int) any { return &s[i] }
+
+// IndexType implements the [pgtype.ArrayGetter] interface.
+func (NullSlice) IndexType() any { return (*NullULID)(nil) }
+
+// UUIDValue implements the [pgtype.UUIDValuer] interface, only to refuse,
+// as [Slice.UUIDValue] does.
+func (s NullSlice) UUIDValue() (pgtype.UUID, error) {
+	return pgtype.UUID{}, scalarError(s == nil, "NullSlice", len(s))
+}
+
+// BytesValue implements the [pgtype.BytesValuer] interface, only to refuse,
+// as [Slice.BytesValue] does.
+func (s NullSlice) BytesValue() ([]byte, error) {
+	return nil, notByteaSliceError(s == nil, "NullSlice", len(s))
+}
+
+// scalarError is the error of a slice's UUIDValue: nil for a nil slice
+// (NULL), else one wrapping ErrScalarParameter naming typ and its n
+// elements.
+func scalarError(isNil bool, typ string, n int) error {
+	if isNil {
+		return nil
+	}
+	return fmt.Errorf("%w: a %s of %d into a uuid; compare with = ANY($1) to bind a uuid[] or pgid.ulid[], or bind one ULID", ErrScalarParameter, typ, n)
+}
+
+// notByteaSliceError is the error of a slice's BytesValue, as scalarError
+// is for UUIDValue.
+func notByteaSliceError(isNil bool, typ string, n int) error {
+	if isNil {
+		return nil
+	}
+	return fmt.Errorf("%w: a %s of %d into a bytea (%w); store ULIDs in uuid[] or pgid.ulid[]", ErrNotBytea, typ, n, ErrScalarParameter)
 }

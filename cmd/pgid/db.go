@@ -469,7 +469,7 @@ func (d *demo) shortener(ctx context.Context) error {
 	var created time.Time
 	var got objectidtype.ObjectID
 	err = d.conn.QueryRow(ctx,
-		"SELECT id, url, pgid.objectid_to_hex(id), pgid.objectid_time(id) FROM links WHERE id = $1",
+		"SELECT id, url, pgid.objectid_to_hex(id::pg_catalog.bytea), pgid.objectid_time(id::pg_catalog.bytea) FROM links WHERE id = $1",
 		lookup).Scan(&got, &url, &hexID, &created)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return fmt.Errorf("link %s not found by its code", code)

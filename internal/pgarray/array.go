@@ -11,6 +11,8 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/jackc/pgx/v5/pgtype"
+
 	"github.com/pgid/pgid/internal/idtext"
 )
 
@@ -341,4 +343,14 @@ func SliceValue(isNil bool, n, size int, quote bool, elem func(b []byte, i int) 
 		return nil, nil
 	}
 	return string(AppendArray(make([]byte, 0, 2+n*(size+3)), n, quote, elem)), nil
+}
+
+// Dimensions returns what the Dimensions method of a Slice type's
+// pgtype.ArrayGetter returns: nil (NULL) for a nil slice, else one
+// dimension of n elements from 1.
+func Dimensions(isNil bool, n int) []pgtype.ArrayDimension {
+	if isNil {
+		return nil
+	}
+	return []pgtype.ArrayDimension{{Length: int32(n), LowerBound: 1}}
 }
