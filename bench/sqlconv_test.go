@@ -41,7 +41,7 @@ var sqlConvs = []sqlConv{
 // PGID_BENCH_ROWS rows (default 100,000) of a table in the same database.
 // Each iteration runs both queries, one after the other, so that both see
 // the same machine; the metrics are nanoseconds per row of each and their
-// ratio, the figure the README gives:
+// ratio, the figure docs/MIGRATIONS.md gives:
 //
 //	cd bench && go test -run '^$' -bench SQLConversions -benchtime 5x .
 //

@@ -20,8 +20,9 @@
 //
 // This module keeps what crosses drivers and modules: every driver path,
 // lib/pq, sqlc's generated code, upgrades from every shipped schema, the
-// README's blocks, search_path safety over every function. The database
-// tests of migrations, partition and tail are beside those packages.
+// Go and SQL blocks of the README and docs/, search_path safety over every
+// function. The database tests of migrations, partition and tail are
+// beside those packages.
 package integration_test
 
 import (

@@ -9,7 +9,7 @@ import (
 	"github.com/pgid/pgid/ulidtype"
 )
 
-// The README's section on Go 1.27's uuid: its Go block stands here and runs.
+// docs/IDS.md's section on Go 1.27's uuid: its Go block stands here and runs.
 func TestReadmeStdUUID(t *testing.T) {
 	u := ulidtype.New()
 	want := u

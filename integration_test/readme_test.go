@@ -28,18 +28,25 @@ import (
 	"github.com/pgid/pgid/ulidtype"
 )
 
-// The README's Go blocks are copies of code that compiles and runs: each
-// block must stand, line for line (indentation aside), in this file or in the
-// sqlc package it shows, and the functions below run the code in this file
-// against PostgreSQL. Change a block here first, then copy it to the README.
+// The Go blocks of the README and of the guides under docs/ are copies of
+// code that compiles and runs: each block must stand, line for line
+// (indentation aside), in this file, the other readme_*_test.go files,
+// docs_test.go or the sqlc package it shows, and the functions there run
+// the code against PostgreSQL. Change a block in the code first, then copy
+// it to the Markdown file.
 
-// TestReadmeGoBlocks fails when a README Go block is not in the code.
+// TestReadmeGoBlocks fails when a Go block of README.md or docs/*.md is
+// not in the code.
 func TestReadmeGoBlocks(t *testing.T) {
-	readme, err := os.ReadFile("../README.md")
-	if err != nil {
-		t.Fatal(err)
+	var readme []byte
+	for _, name := range docFiles(t) {
+		b, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		readme = append(readme, b...)
 	}
-	sources := []string{"readme_test.go", "readme_typeid_test.go", "readme_stduuid_test.go"}
+	sources := []string{"readme_test.go", "readme_typeid_test.go", "readme_stduuid_test.go", "docs_test.go"}
 	generated, err := filepath.Glob("../sqlc/pgxdb/*.go")
 	if err != nil || len(generated) == 0 {
 		t.Fatalf("sqlc/pgxdb: %v", err)
@@ -54,9 +61,10 @@ func TestReadmeGoBlocks(t *testing.T) {
 		code = append(code, codeLines(string(b)))
 	}
 	blocks := regexp.MustCompile("(?s)```go\n(.*?)```").FindAllStringSubmatch(string(readme), -1)
-	if len(blocks) < 8 {
-		t.Fatalf("%d Go blocks in README.md; the test expects at least 8", len(blocks))
+	if len(blocks) < 20 {
+		t.Fatalf("%d Go blocks in README.md and docs/*.md; the test expects at least 20", len(blocks))
 	}
+	t.Logf("%d Go blocks of README.md and docs/*.md checked", len(blocks))
 	for _, b := range blocks {
 		want := codeLines(b[1])
 		found := false
@@ -67,7 +75,7 @@ func TestReadmeGoBlocks(t *testing.T) {
 			}
 		}
 		if !found {
-			t.Errorf("README block not found in readme_test.go or sqlc/pgxdb (copy it from the code):\n%s", b[1])
+			t.Errorf("Go block of README.md or docs/*.md not found in readme_*_test.go, docs_test.go or sqlc/pgxdb (copy it from the code):\n%s", b[1])
 		}
 	}
 }

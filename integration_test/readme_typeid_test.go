@@ -12,7 +12,7 @@ import (
 	"github.com/pgid/pgid/typeid"
 )
 
-// The README's TypeIDs section: its Go blocks stand here and run.
+// docs/TYPEID.md: its Go blocks stand here and run.
 
 type UserPrefix struct{}
 

@@ -205,7 +205,7 @@ func TestTypeIDDrivers(t *testing.T) {
 			err := conn.QueryRow(ctx, "SELECT count(*), array_agg(id::uuid) FROM accounts WHERE id = ANY($1)", []userID{id, parent.ID}).Scan(&n, &back)
 			if textMode && !registered {
 				if err == nil {
-					t.Errorf("%v: []ID as a parameter worked without RegisterTypeID; the README says it fails", mode)
+					t.Errorf("%v: []ID as a parameter worked without RegisterTypeID; docs/TYPEID.md says it fails", mode)
 				}
 				continue
 			}
@@ -301,7 +301,7 @@ func checkTypeIDFunctions(t *testing.T, conn *pgx.Conn, path string) {
 }
 
 // TestTypeIDTextColumnToUUID: a table that kept TypeIDs as text (jetify's
-// default) moves to uuid in place with pgid.typeid_uuid, as the README
+// default) moves to uuid in place with pgid.typeid_uuid, as docs/TYPEID.md
 // shows, and pgid.typeid_text gives the old text back; a row of another
 // prefix stops the ALTER with 22P02 and changes nothing.
 func TestTypeIDTextColumnToUUID(t *testing.T) {

@@ -31,7 +31,7 @@ import (
 //     more than one tick after a row that sorts behind it.
 //
 // The rates and the collision arithmetic are in the closing note of
-// issue 30 and in README "Scaling out".
+// issue 30 and in docs/REPLICAS.md.
 func TestManyWriters(t *testing.T) {
 	const writerProcs, writerConns, writerFor = 4, 2, 3 * time.Second
 	ctx := context.Background()

@@ -16,17 +16,18 @@ import (
 	"github.com/pgid/pgid/migrations"
 )
 
-// readmeSection returns the README's section under heading, its lines
-// joined by spaces (inline code may wrap).
-func readmeSection(t *testing.T, heading string) string {
+// guideSection returns the section under heading of docs/MIGRATIONS.md
+// (where the README's migration sections moved), its lines joined by
+// spaces (inline code may wrap).
+func guideSection(t *testing.T, heading string) string {
 	t.Helper()
-	b, err := os.ReadFile("../README.md")
+	b, err := os.ReadFile("../docs/MIGRATIONS.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, sec, ok := strings.Cut(string(b), "\n## "+heading+"\n")
 	if !ok {
-		t.Fatalf("README.md has no section %q", heading)
+		t.Fatalf("docs/MIGRATIONS.md has no section %q", heading)
 	}
 	sec, _, _ = strings.Cut(sec, "\n## ")
 	return strings.Join(strings.Fields(sec), " ")
@@ -34,17 +35,17 @@ func readmeSection(t *testing.T, heading string) string {
 
 // TestMigrateBeforeUpDirty: golang-migrate run before migrations.Up was
 // added fails on a file that uses pgid's types and records that version
-// dirty; Up then does not clear it. The README's recovery (Up, then force
-// the version before the failed file, then up) does, and the README says
+// dirty; Up then does not clear it. docs/MIGRATIONS.md's recovery (Up, then force
+// the version before the failed file, then up) does, and the guide says
 // the order first.
 func TestMigrateBeforeUpDirty(t *testing.T) {
-	sec := readmeSection(t, "Your own migrations")
+	sec := guideSection(t, "Your own migrations")
 	for _, want := range []string{
 		"Dirty database version 1. Fix and force version.",
 		"`m.Force(-1)`", "`migrate force -- -1`",
 	} {
 		if !strings.Contains(sec, want) {
-			t.Errorf("README.md's \"Your own migrations\" does not show %s", want)
+			t.Errorf("docs/MIGRATIONS.md's \"Your own migrations\" does not show %s", want)
 		}
 	}
 	ctx := context.Background()

@@ -18,7 +18,7 @@ import (
 
 // TestBunMigrations: pgid's runner needs pgx under a *sql.DB. On bun's own
 // driver (pgdriver) Up refuses with ErrConn, naming the package once and
-// the way out; the README's two ways work: bun on pgx's database/sql driver
+// the way out; docs/ORMS.md's two ways work: bun on pgx's database/sql driver
 // (Up on the same *sql.DB), or Up on a pgx connection from the same DSN.
 func TestBunMigrations(t *testing.T) {
 	readmeORMs(t, "`sqldb, err := sql.Open(\"pgx\", dsn)`", "`migrations.Up(ctx, sqldb)`",

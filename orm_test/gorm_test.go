@@ -200,7 +200,7 @@ func TestGORM(t *testing.T) {
 	assertColumns(t, dsn, "gorm_orders", wantOrderColumns)
 }
 
-// gormDomains names pgid's domains in type tags, which the README warns
+// gormDomains names pgid's domains in type tags, which docs/ORMS.md warns
 // against, and checks an ObjectID's length with a check tag instead.
 type gormDomains struct {
 	ID      ulidtype.ULID         `gorm:"primaryKey"`
@@ -239,7 +239,7 @@ func TestGORMDomainTags(t *testing.T) {
 	ch := strings.Join(rec.changes(), "\n")
 	for _, col := range []string{`"parent" TYPE pgid.ulid`, `"ref" TYPE pgid.objectid`} {
 		if !strings.Contains(ch, col) {
-			t.Errorf("second AutoMigrate did not alter %s again (GORM now keeps domain columns: the README's GORM notes can change); it ran:\n%s", col, ch)
+			t.Errorf("second AutoMigrate did not alter %s again (GORM now keeps domain columns: docs/ORMS.md's GORM notes can change); it ran:\n%s", col, ch)
 		}
 	}
 	if strings.Contains(ch, `"checked"`) {

@@ -12,10 +12,10 @@ import (
 	"github.com/pgid/pgid/internal/pgserver/pgtest"
 )
 
-// TestServiceOutsideTheRepository does what the README's sqlc section tells
+// TestServiceOutsideTheRepository does what docs/DRIVERS.md's sqlc section tells
 // a user to do, in a new module in a temporary directory that has no
 // migrations/ and no copy of this example: write pgid's schema with
-// `pgid schema`, point sqlc v1.31.1 at it with the README's overrides,
+// `pgid schema`, point sqlc v1.31.1 at it with docs/DRIVERS.md's overrides,
 // generate pgx/v5 and database/sql code, check that every ID is a pgid type
 // (a missing schema or override silently gives interface{}), build the
 // service against this checkout (a replace directive) and run its own test,
@@ -60,7 +60,7 @@ func TestServiceOutsideTheRepository(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(svc, "db"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	// The README's commands, as written, with the pgid just built first on
+	// docs/DRIVERS.md's commands, as written, with the pgid just built first on
 	// the PATH.
 	path := []string{"PATH=" + tmp + string(os.PathListSeparator) + os.Getenv("PATH")}
 	sh := func(line string) (string, error) {
@@ -70,7 +70,7 @@ func TestServiceOutsideTheRepository(t *testing.T) {
 		out, err := cmd.CombinedOutput()
 		return string(out), err
 	}
-	// The README's commands, listed in testdata (cmd/pgid's
+	// docs/DRIVERS.md's commands, listed in testdata (cmd/pgid's
 	// TestReadmeCommands reads the list too).
 	readmeCommands, err := pgtest.ReadList("testdata/readme_commands.txt")
 	if err != nil || len(readmeCommands) != 3 {
@@ -89,7 +89,7 @@ func TestServiceOutsideTheRepository(t *testing.T) {
 
 	run(svc, alone, "go", "run", "github.com/sqlc-dev/sqlc/cmd/sqlc@v1.31.1", "generate")
 
-	// The README's check: grep finds no interface{} (exit status 1).
+	// docs/DRIVERS.md's check: grep finds no interface{} (exit status 1).
 	if out, err := sh(readmeCommands[2]); err == nil || out != "" {
 		t.Errorf("%s: %v\n%s", readmeCommands[2], err, out)
 	}
@@ -98,7 +98,7 @@ func TestServiceOutsideTheRepository(t *testing.T) {
 	write("typo.yaml", strings.ReplaceAll(strings.ReplaceAll(svcSqlcYAML, `db_type: "pgid.ulid"`, `db_type: "pgid.uild"`), "out: store", "out: typo/store"))
 	run(svc, alone, "go", "run", "github.com/sqlc-dev/sqlc/cmd/sqlc@v1.31.1", "generate", "-f", "typo.yaml")
 	if out, err := sh(strings.Replace(readmeCommands[2], "store/", "typo/", 1)); err != nil || !strings.Contains(out, "interface{}") {
-		t.Errorf("the README's grep misses a misspelled override: %v\n%s", err, out)
+		t.Errorf("docs/DRIVERS.md's grep misses a misspelled override: %v\n%s", err, out)
 	}
 	if err := os.RemoveAll(filepath.Join(svc, "typo")); err != nil {
 		t.Fatal(err)
@@ -157,7 +157,7 @@ SELECT * FROM orders WHERE id >= @since ORDER BY id;
 SELECT * FROM orders WHERE id = ANY(@ids::pgid.ulid[]) ORDER BY id;
 `
 
-// svcSqlcYAML is the README's configuration: the schema from pgid schema,
+// svcSqlcYAML is docs/DRIVERS.md's configuration: the schema from pgid schema,
 // and the overrides.
 const svcSqlcYAML = `version: "2"
 sql:
@@ -219,7 +219,7 @@ func TestOrders(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close(ctx)
-	// What the README asks of pgx connections: domain arrays
+	// What docs/DRIVERS.md asks of pgx connections: domain arrays
 	// (@ids::pgid.ulid[]) need the types registered.
 	if err := pgidpgx.AfterConnect(ctx, conn); err != nil {
 		t.Fatal(err)

@@ -9,14 +9,24 @@ import (
 	"github.com/pgid/pgid/internal/pgserver/pgtest"
 )
 
-// TestReadmeCommands keeps the README's shell blocks true: every pgid
+// shellDocs are the files whose shell blocks TestReadmeCommands keeps
+// true: the README and the guides its shell blocks moved to. The other
+// guides' shell blocks (docs/CLI.md, docs/BENCHMARKS.md) show commands
+// with placeholders and are not run.
+var shellDocs = []string{"README.md", "docs/IDS.md", "docs/DRIVERS.md", "docs/TESTING.md"}
+
+// TestReadmeCommands keeps the shell blocks of shellDocs true: every pgid
 // command they show (but the demo) runs here and must succeed, and every
 // other command, the demo included, must be one that CI runs, in .ci/run or
 // the GitHub workflow (environment settings and -race / -count flags aside).
 func TestReadmeCommands(t *testing.T) {
-	readme, err := os.ReadFile("../../README.md")
-	if err != nil {
-		t.Fatal(err)
+	var readme []byte
+	for _, name := range shellDocs {
+		b, err := os.ReadFile("../../" + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		readme = append(readme, b...)
 	}
 	var ci []string
 	for _, name := range []string{"../../.ci/run", "../../.github/workflows/ci.yml"} {
@@ -49,7 +59,7 @@ func TestReadmeCommands(t *testing.T) {
 			if args, ok := strings.CutPrefix(line, "go run ./cmd/pgid "); ok && !strings.HasPrefix(args, "demo") {
 				code, out, errOut := runCLI(t, strings.Fields(args)...)
 				if code != 0 || out == "" {
-					t.Errorf("README: %s: exit %d, stdout %q, stderr %q", line, code, out, errOut)
+					t.Errorf("README or guide: %s: exit %d, stdout %q, stderr %q", line, code, out, errOut)
 				}
 				continue
 			}
@@ -61,12 +71,12 @@ func TestReadmeCommands(t *testing.T) {
 				}
 			}
 			if !found {
-				t.Errorf("README shows %q, which neither this test nor CI (.ci/run, .github/workflows/ci.yml) runs", line)
+				t.Errorf("README or guide shows %q, which neither this test nor CI (.ci/run, .github/workflows/ci.yml) runs", line)
 			}
 		}
 	}
-	if n < 6 {
-		t.Errorf("%d commands in the README's sh blocks; the test expects at least 6", n)
+	if n < 12 {
+		t.Errorf("%d commands in the sh blocks of %v; the test expects at least 12", n, shellDocs)
 	}
 }
 

@@ -12,7 +12,7 @@ import (
 	"github.com/pgid/pgid/migrations"
 )
 
-// The help texts agree with the README's shape (b): `pgid schema` is for
+// The help texts agree with docs/MIGRATIONS.md's shape (b): `pgid schema` is for
 // sqlc and for applying through another migration tool.
 func TestSchemaHelpAgrees(t *testing.T) {
 	for _, args := range [][]string{{"-h"}, {"schema", "-h"}} {
