@@ -446,7 +446,7 @@ const functionsFit = `SELECT coalesce((
 // objects that the database lacks. Trusted are the role running the call,
 // the roles whose privileges it has (not for a superuser), the database
 // owner and superusers. Nothing is applied or read from the version table.
-// See "Security notes" in the README.
+// See docs/SECURITY.md.
 var ErrUntrusted = errors.New("pgid migrations: schema pgid is not trustworthy")
 
 // list joins items, at most 5 of them, saying how many more there are.

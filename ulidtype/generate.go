@@ -31,7 +31,7 @@ const (
 	// (rand_a and rand_b). PostgreSQL's uuid_extract_timestamp (from 18 on;
 	// 17 reads version 1 only) and uuid_extract_version (from 17 on) read
 	// them, and so does every tool that insists on UUIDv7 ([ULID.IsV7] is
-	// true). It is the default and the zero value; the README
+	// true). It is the default and the zero value; docs/IDS.md
 	// ("ULID, UUIDv7 or both") says why.
 	LayoutV7 Layout = iota
 
