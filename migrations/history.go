@@ -11,5 +11,5 @@ package migrations
 var functionsHistory = []string{
 	"39f48c99dd4c2a540dbe66270a60c3e9b3eba6ccedfeca63e0f05b014ed9b61c",
 	"23e751850aba3ff7fcefbdfef96d9f1220a15f7fa3efdfacebcb3604ac180b63",
-	"eed490b2ae6516f6c27613cc3d3e56712a8b050971e5c2635ed15c8c3305ac32",
+	"a3763f328c2b079c079099baa125476804c72263c79718cca8f8a1425f7dd5b2",
 }
