@@ -11,5 +11,5 @@ package migrations
 var functionsHistory = []string{
 	"39f48c99dd4c2a540dbe66270a60c3e9b3eba6ccedfeca63e0f05b014ed9b61c",
 	"23e751850aba3ff7fcefbdfef96d9f1220a15f7fa3efdfacebcb3604ac180b63",
-	"a3763f328c2b079c079099baa125476804c72263c79718cca8f8a1425f7dd5b2",
+	"dc4afcd33d1ac4d16fe9d483094e13222a12c7e73924d3a1b2c5fce0deceae43",
 }
