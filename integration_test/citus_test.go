@@ -555,7 +555,7 @@ func citusUnique(t *testing.T, c *pgserver.Cluster) {
 
 	// Writers: 3 on the coordinator, 3 on each worker (Citus routes
 	// writes from any node; the DEFAULTs are evaluated where the INSERT
-	// runs), plus INSERT ... SELECT pushed down to the shards.
+	// runs), plus INSERT ... SELECT from the coordinator.
 	const perWriter = 300
 	var wg sync.WaitGroup
 	errs := make(chan error, 16)
@@ -583,7 +583,7 @@ func citusUnique(t *testing.T, c *pgserver.Cluster) {
 	go func() {
 		defer wg.Done()
 		for range 5 {
-			if _, err := d.conn.Exec(ctx, "INSERT INTO u (tenant, node) SELECT tenant, 'pushdown' FROM u WHERE node IS NOT NULL LIMIT 200"); err != nil {
+			if _, err := d.conn.Exec(ctx, "INSERT INTO u (tenant, node) SELECT tenant, 'insert-select' FROM u WHERE node IS NOT NULL LIMIT 200"); err != nil {
 				errs <- err
 				return
 			}
@@ -602,7 +602,7 @@ func citusUnique(t *testing.T, c *pgserver.Cluster) {
 		t.Fatalf("%d rows: %d distinct ULIDs, %d distinct ObjectIds", total, ulids, objs)
 	}
 	var nodeValues int
-	if err := d.conn.QueryRow(ctx, "SELECT count(DISTINCT substr(oid, 5, 5)) FROM u WHERE node <> 'pushdown'").Scan(&nodeValues); err != nil || nodeValues != 3 {
+	if err := d.conn.QueryRow(ctx, "SELECT count(DISTINCT substr(oid, 5, 5)) FROM u WHERE node <> 'insert-select'").Scan(&nodeValues); err != nil || nodeValues != 3 {
 		t.Fatalf("the writers' ObjectIds carry %d node values, %v; want 3 (one per node)", nodeValues, err)
 	}
 	rows, err = d.conn.Query(ctx, "SELECT node, count(*), count(DISTINCT substr(oid, 5, 5)) FROM u GROUP BY node ORDER BY node")
