@@ -20,6 +20,7 @@ import (
 	"github.com/jackc/pgx/v5/stdlib"
 
 	"github.com/pgid/pgid/internal/pgserver"
+	"github.com/pgid/pgid/internal/pgserver/pgtest"
 	"github.com/pgid/pgid/migrations"
 	"github.com/pgid/pgid/objectidtype"
 	"github.com/pgid/pgid/opaque"
@@ -53,7 +54,9 @@ func citusCluster(t testing.TB) *pgserver.Cluster {
 		if os.Getenv("CI") == "true" || os.Getenv("PGID_CITUS") == "required" {
 			t.Fatal(msg)
 		}
-		fmt.Fprintln(os.Stderr, "integration_test: "+msg)
+		// One line where it is seen: the terminal, if any (go test shows
+		// nothing of a passing package without -v), and the test's log.
+		pgtest.Announce("integration_test: " + msg)
 		t.Skip(msg)
 	}
 	runAs := ""
