@@ -11,5 +11,5 @@ package migrations
 var functionsHistory = []string{
 	"39f48c99dd4c2a540dbe66270a60c3e9b3eba6ccedfeca63e0f05b014ed9b61c",
 	"23e751850aba3ff7fcefbdfef96d9f1220a15f7fa3efdfacebcb3604ac180b63",
-	"dc4afcd33d1ac4d16fe9d483094e13222a12c7e73924d3a1b2c5fce0deceae43",
+	"37145c5059bdaa9fe92da3a95d1abde4b447214e614c9140bd72428bb662b145",
 }

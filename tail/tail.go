@@ -170,7 +170,8 @@ func minAt[K ID](t time.Time) K {
 // another BEFORE row trigger that would fire after pgid's, and
 // ([ErrCitus]) a Citus distributed table. maxLead must cover the time
 // between making an ID and inserting it, plus how far the service's clock
-// may run behind the database's; it is also the least lag of every reader. Run as the table's owner.
+// may run behind the database's; it is also the least lag of every
+// reader. Run as the table's owner.
 func Enable[D DB](ctx context.Context, db D, table string, maxLead time.Duration) error {
 	if table == "" {
 		return fmt.Errorf("%w: empty table name", ErrConfig)

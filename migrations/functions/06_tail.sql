@@ -388,9 +388,9 @@ COMMENT ON FUNCTION pgid._tail_citus(regclass) IS
 -- pgid.tail_config: the kind (ulid, objectid) and lead of a table set up
 -- for tailing, and its name fully qualified and quoted; SQLSTATE PGI21 if
 -- the table has no zzz_pgid_tail trigger, PGI24 if Citus distributes it,
--- PGI23 if the setup no longer
--- checks every row (pgid._tail_check: a trigger disabled, missing on a
--- partition, out of date, or another one firing after pgid's).
+-- PGI23 if the setup no longer checks every row (pgid._tail_check: a
+-- trigger disabled, missing on a partition, out of date, or another one
+-- firing after pgid's).
 CREATE OR REPLACE FUNCTION pgid.tail_config(tbl regclass, OUT relation text, OUT kind text, OUT max_lead interval)
 LANGUAGE plpgsql STABLE STRICT
 SET search_path = pg_catalog, pg_temp AS $$
