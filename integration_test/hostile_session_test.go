@@ -152,6 +152,7 @@ func TestSessionIndependence(t *testing.T) {
 		"pgid.tail_below(regclass,regclass,anyelement,boolean)": {{"SELECT pgid.tail_below('shared_u', 'shared_u_default', $1::uuid, true), pgid.tail_below('shared_u', 'shared_u_default', $2::uuid, false)", []any{ulidtype.MaxAt(at.AddDate(0, 1, 0)), ulidtype.MinAt(at.AddDate(0, 0, 9))}}},
 		"pgid._tail_check(regclass,oid,bytea)":                  {{"SELECT * FROM pgid._tail_check('shared_tail_u', 'pgid.tail_guard_objectid()'::regprocedure, $1)", []any{[]byte("1\x00")}}},
 		"pgid._tail_applying()":                                 {{"SELECT pgid._tail_applying()", nil}},
+		"pgid._tail_citus(regclass)":                            {{"SELECT pgid._tail_citus('shared_tail_u')", nil}},
 		"pgid._tail_subscribed(regclass)":                       {{"SELECT count(*) FROM pgid._tail_subscribed('shared_tail_u')", nil}},
 		"pgid._tail_raise(regclass,oid,bytea)": {{"SELECT pgid._tail_raise('shared_tail_u', 'pgid.tail_guard_ulid()'::regprocedure, $1)", []any{[]byte("2.5\x00")}},
 			{"SELECT pgid._tail_raise('shared_tail_u', 'pgid.tail_guard_ulid()'::regprocedure, $1)", []any{[]byte("3\x00")}}},

@@ -55,6 +55,13 @@ var (
 	// owner fixes it (pgid.tail_enable again, or rename or drop the other
 	// trigger) and the Tailer can go on.
 	ErrUnsafe = sqlStates.New(CodeUnsafe, "tail: the table's setup no longer checks every row")
+	// ErrCitus: the table is a Citus distributed (or reference) table
+	// (SQLSTATE PGI24), refused by [Enable] and by a Tailer's first read:
+	// its rows are written by transactions on the workers, which a
+	// Tailer's horizon (one server's xids and clock) cannot see. Follow
+	// the workers with logical decoding (Citus CDC) instead; see
+	// docs/CITUS.md.
+	ErrCitus = sqlStates.New(CodeCitus, "tail: a Citus distributed table cannot be tailed")
 )
 
 // SQLSTATEs of the SQL functions in migrations/functions/06_tail.sql (the
@@ -65,6 +72,7 @@ const (
 	CodeNotEnabled = "PGI21"
 	CodeSetup      = "PGI22"
 	CodeUnsafe     = "PGI23"
+	CodeCitus      = "PGI24"
 )
 
 // sqlStates maps the SQLSTATEs above to the sentinels, each declared with
@@ -131,9 +139,11 @@ func minAt[K ID](t time.Time) K {
 // lead; running Tailers then stop with [ErrBelowCursor], so stop them first
 // and restart them from their cursors. With the lead and triggers already
 // as asked, it changes nothing. It refuses ([ErrUnsafe]) a table with
-// another BEFORE row trigger that would fire after pgid's. maxLead must cover the time between making an ID and inserting it,
-// plus how far the service's clock may run behind the database's; it is
-// also the least lag of every reader. Run as the table's owner.
+// another BEFORE row trigger that would fire after pgid's, and
+// ([ErrCitus]) a Citus distributed table. maxLead must cover the time
+// between making an ID and inserting it, plus how far the service's clock
+// may run behind the database's; it is also the least lag of every
+// reader. Run as the table's owner.
 func Enable[D DB](ctx context.Context, db D, table string, maxLead time.Duration) error {
 	if table == "" {
 		return fmt.Errorf("%w: empty table name", ErrConfig)

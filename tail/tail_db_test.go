@@ -665,8 +665,8 @@ func TestTailFunctionsAndPartitions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(fns) != 13 {
-		t.Errorf("%d tail functions, want 13: %v", len(fns), fns)
+	if len(fns) != 14 {
+		t.Errorf("%d tail functions, want 14: %v", len(fns), fns)
 	}
 	for _, f := range fns {
 		if f.SecDef || f.Comment == "" || (strings.HasPrefix(f.Name, "tail_guard_") && f.HasSet) || (!strings.HasPrefix(f.Name, "tail_guard_") && !f.HasSet) {

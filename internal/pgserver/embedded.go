@@ -110,9 +110,12 @@ func start(ctx context.Context, o *EmbeddedOptions, bin, work string, cred *cred
 	if err := os.Mkdir(runDir, 0o700); err != nil {
 		return nil, err
 	}
-	password, err := randomHex(16)
-	if err != nil {
-		return nil, err
+	password := o.password
+	if password == "" {
+		var err error
+		if password, err = randomHex(16); err != nil {
+			return nil, err
+		}
 	}
 	pwFile := filepath.Join(work, "pwfile")
 	if err := writePrivate(pwFile, []byte(password+"\n"), cred); err != nil {

@@ -260,6 +260,9 @@ type EmbeddedOptions struct {
 	// for a logical-replication publisher.
 	Settings []string
 
+	// password, if set, is the postgres role's password instead of a new
+	// one (StartCitus: every node of a cluster shares it).
+	password string
 	// sqlBackup makes StartStandby copy over SQL even where
 	// pg_basebackup is at hand (tests).
 	sqlBackup bool

@@ -27,6 +27,7 @@ const (
 	NotEnabled = "PGI21"
 	Setup      = "PGI22"
 	Unsafe     = "PGI23"
+	Citus      = "PGI24"
 )
 
 // Code is one SQLSTATE of pgid's own.
@@ -52,4 +53,5 @@ var Codes = []Code{
 	{NotEnabled, "06_tail.sql", false, "the table is not set up for tailing"},
 	{Setup, "06_tail.sql", false, "the table cannot be set up for tailing (no id column, its type, the lead)"},
 	{Unsafe, "06_tail.sql", false, "the table's triggers no longer check every row"},
+	{Citus, "06_tail.sql", false, "the table is a Citus distributed table, which cannot be tailed"},
 }

@@ -269,8 +269,9 @@ COMMENT ON FUNCTION pgid.gen_objectid() IS
 -- bits: the 5 bytes and the counter's start) and returns the 5 bytes. Run
 -- it as the owner of schema pgid on a copy that writes beside its
 -- original: a database restored from pg_dump or a base backup, a
--- subscriber made by pg_createsubscriber, a Citus worker whose value
--- another node shares. It takes effect at once for every session.
+-- subscriber made by pg_createsubscriber. (Not on a Citus worker: Citus
+-- gives each worker's sequence a range of its own, and setval refuses a
+-- value outside it.) It takes effect at once for every session.
 CREATE OR REPLACE FUNCTION pgid.objectid_reseed() RETURNS bytea
 LANGUAGE sql VOLATILE PARALLEL UNSAFE
 RETURN pg_catalog.substr(pg_catalog.int8send(pg_catalog.setval('pgid.objectid_counter'::pg_catalog.regclass,

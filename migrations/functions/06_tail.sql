@@ -353,11 +353,44 @@ $$;
 COMMENT ON FUNCTION pgid._tail_raise(regclass, oid, bytea) IS
   'Internal to pgid.tail_config and pgid.tail_enable: raises SQLSTATE PGI23 for the first problem of pgid._tail_check.';
 
+-- pgid._tail_citus: refuses (SQLSTATE PGI24) a table Citus distributes
+-- (a distributed or reference table, a partition of one, any table in
+-- Citus's pg_dist_partition). A Tailer's horizon is one server's xids
+-- (pg_stat_activity) and clock; a distributed table's rows are written by
+-- the workers' transactions, which the coordinator does not see. Nothing
+-- happens where Citus is not installed (no pg_dist_partition).
+CREATE OR REPLACE FUNCTION pgid._tail_citus(tbl regclass) RETURNS void
+LANGUAGE plpgsql STABLE STRICT
+SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+  distributed boolean;
+BEGIN
+  IF to_regclass('pg_catalog.pg_dist_partition') IS NULL THEN
+    RETURN;
+  END IF;
+  EXECUTE 'SELECT EXISTS (SELECT FROM pg_catalog.pg_dist_partition p '
+          'WHERE p.logicalrelid OPERATOR(pg_catalog.=) $1)' INTO distributed USING tbl;
+  IF distributed THEN
+    RAISE EXCEPTION USING ERRCODE = 'PGI24',
+      MESSAGE = format('pgid: %s is a Citus distributed table: tail cannot follow it', tbl),
+      DETAIL = 'A Tailer''s horizon is one server''s running transactions and clock; the rows of a '
+               'distributed table are written by transactions on the Citus workers, which it cannot see.',
+      HINT = 'Follow the workers'' changes with logical decoding instead (Citus CDC: '
+             'citus.enable_change_data_capture and a logical replication slot on each worker), '
+             'or tail a table that is not distributed. See docs/CITUS.md.';
+  END IF;
+END
+$$;
+
+COMMENT ON FUNCTION pgid._tail_citus(regclass) IS
+  'Internal to pgid.tail_enable and pgid.tail_config: raises SQLSTATE PGI24 for a Citus distributed table.';
+
 -- pgid.tail_config: the kind (ulid, objectid) and lead of a table set up
 -- for tailing, and its name fully qualified and quoted; SQLSTATE PGI21 if
--- the table has no zzz_pgid_tail trigger, PGI23 if the setup no longer
--- checks every row (pgid._tail_check: a trigger disabled, missing on a
--- partition, out of date, or another one firing after pgid's).
+-- the table has no zzz_pgid_tail trigger, PGI24 if Citus distributes it,
+-- PGI23 if the setup no longer checks every row (pgid._tail_check: a
+-- trigger disabled, missing on a partition, out of date, or another one
+-- firing after pgid's).
 CREATE OR REPLACE FUNCTION pgid.tail_config(tbl regclass, OUT relation text, OUT kind text, OUT max_lead interval)
 LANGUAGE plpgsql STABLE STRICT
 SET search_path = pg_catalog, pg_temp AS $$
@@ -366,6 +399,7 @@ DECLARE
   fnoid oid;
   args bytea;
 BEGIN
+  PERFORM pgid._tail_citus(tbl::pg_catalog.regclass);
   SELECT p.proname, p.oid, t.tgargs INTO fn, fnoid, args
     FROM pg_trigger t JOIN pg_proc p ON p.oid = t.tgfoid
    WHERE t.tgrelid = tbl AND t.tgname = 'zzz_pgid_tail' AND p.pronamespace = 'pgid'::regnamespace;
@@ -404,6 +438,7 @@ DECLARE
   args bytea;
   secs numeric := extract(epoch FROM max_lead);
 BEGIN
+  PERFORM pgid._tail_citus(tbl::pg_catalog.regclass);
   IF secs < 0.001 OR secs > 86400 THEN
     RAISE EXCEPTION USING ERRCODE = 'PGI22',
       MESSAGE = format('pgid: tail lead of %s s is out of range: want 0.001 to 86400 s (1 ms to 1 day)',
@@ -588,6 +623,7 @@ DROP FUNCTION IF EXISTS pgid.tail_disable(regclass);
 DROP FUNCTION IF EXISTS pgid.tail_enable(regclass, interval);
 DROP FUNCTION IF EXISTS pgid.tail_config(regclass);
 DROP FUNCTION IF EXISTS pgid._tail_raise(regclass, oid, bytea);
+DROP FUNCTION IF EXISTS pgid._tail_citus(regclass);
 DROP FUNCTION IF EXISTS pgid._tail_check(regclass, oid, bytea);
 DROP FUNCTION IF EXISTS pgid._tail_subscribed(regclass);
 DROP FUNCTION IF EXISTS pgid.tail_guard_objectid();
