@@ -33,6 +33,7 @@ import (
 //	<!-- test: args A B -->      bind A, B as $1, $2 (single quotes: a text value)
 //	<!-- test: error 42501 -->   the block must fail with this SQLSTATE
 //	<!-- test: skip (reason) --> not run here; the reason says why or where
+//	<!-- test: citus -->         run on a Citus cluster by TestCitus, not here
 //
 // (several in one comment, one per line, each after "test:" or not). A
 // block that shows an error may end with its message as a comment,
@@ -160,6 +161,8 @@ func TestDocsSQLBlocks(t *testing.T) {
 							t.Errorf("%s: skip without a reason in parentheses: %q", where, m)
 						}
 						skip = true
+					case "citus":
+						skip = true // TestCitus/Docs runs it on a cluster
 					default:
 						t.Errorf("%s: unknown test mark %q", where, m)
 					}
@@ -210,9 +213,8 @@ var errorComment = regexp.MustCompile(`(?m)^-- ERROR: (.*) \(SQLSTATE (\w{5})\)$
 var mdLink = regexp.MustCompile(`!?\[[^\]]*\]\(([^)\s]+)\)`)
 
 // linkAllowed are relative link targets that do not exist in this tree on
-// purpose: docs/CITUS.md is written on another branch (issue 37) and
-// arrives with it.
-var linkAllowed = []string{"docs/CITUS.md"}
+// purpose (none today).
+var linkAllowed = []string{}
 
 // TestDocsLinks: every relative link of README.md and docs/*.md names a
 // file or directory of the repository, and every #anchor a heading of the

@@ -46,7 +46,7 @@ func TestReadmeGoBlocks(t *testing.T) {
 		}
 		readme = append(readme, b...)
 	}
-	sources := []string{"readme_test.go", "readme_typeid_test.go", "readme_stduuid_test.go", "docs_test.go"}
+	sources := []string{"readme_test.go", "readme_typeid_test.go", "readme_stduuid_test.go", "docs_test.go", "citus_test.go"}
 	generated, err := filepath.Glob("../sqlc/pgxdb/*.go")
 	if err != nil || len(generated) == 0 {
 		t.Fatalf("sqlc/pgxdb: %v", err)
@@ -75,7 +75,7 @@ func TestReadmeGoBlocks(t *testing.T) {
 			}
 		}
 		if !found {
-			t.Errorf("Go block of README.md or docs/*.md not found in readme_*_test.go, docs_test.go or sqlc/pgxdb (copy it from the code):\n%s", b[1])
+			t.Errorf("Go block of README.md or docs/*.md not found in readme_*_test.go, docs_test.go, citus_test.go or sqlc/pgxdb (copy it from the code):\n%s", b[1])
 		}
 	}
 }

@@ -156,7 +156,7 @@ func TestSQLStates(t *testing.T) {
 		}
 	}
 	for got, want := range map[string]string{tail.CodeTooOld: sqlstate.TooOld, tail.CodeNotEnabled: sqlstate.NotEnabled,
-		tail.CodeSetup: sqlstate.Setup, tail.CodeUnsafe: sqlstate.Unsafe} {
+		tail.CodeSetup: sqlstate.Setup, tail.CodeUnsafe: sqlstate.Unsafe, tail.CodeCitus: sqlstate.Citus} {
 		if got != want {
 			t.Errorf("package tail says %s where internal/sqlstate says %s", got, want)
 		}
