@@ -20,7 +20,7 @@ import (
 // joined by spaces (inline code may wrap).
 func readmeSection(t *testing.T, heading string) string {
 	t.Helper()
-	b, err := os.ReadFile("../README.md")
+	b, err := os.ReadFile("../../README.md")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -39,7 +39,7 @@ const (
 // word for word.
 func readmeORMs(t *testing.T, want ...string) {
 	t.Helper()
-	b, err := os.ReadFile("../README.md")
+	b, err := os.ReadFile("../../README.md")
 	if err != nil {
 		t.Fatal(err)
 	}
