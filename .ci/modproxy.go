@@ -2,35 +2,31 @@
 
 // Modproxy writes a Go module proxy on disk (the GOPROXY protocol's files:
 // MODULE/@v/list, VERSION.info, VERSION.mod, VERSION.zip) holding pgid's
-// tagged modules, so that the modules can be built without go.work and
-// without replace directives before any version is on proxy.golang.org. Use
-// the directory as GOPROXY=file://DIR,https://proxy.golang.org with
-// GONOSUMDB=github.com/pgid (the sum database does not know these modules).
+// released modules as the working tree has them, so that they can be
+// installed without go.work and replace directives before the version is
+// on proxy.golang.org. Use the directory as
+// GOPROXY=file://DIR,https://proxy.golang.org with GONOSUMDB=github.com/pgid.
 //
-//	go run .ci/modproxy.go -out DIR -tags
-//	    every release tag in git (vX.Y.Z, internal/pgserver/vX.Y.Z, sqlc/vX.Y.Z,
-//	    cmd/pgid/vX.Y.Z): each module as `git archive TAG` has it, the bytes
-//	    proxy.golang.org will serve once the repository is public.
 //	go run .ci/modproxy.go -out DIR -tree VERSION [-write]
-//	    the working tree (tracked and untracked-but-not-ignored files, as on
-//	    disk) as VERSION; every require of a sibling module is rewritten to
-//	    VERSION in the served go.mod and go.sum, as a release does. -write
-//	    also writes those go.mod/go.sum changes into the working tree, in
-//	    every module of go.work, and the versions of go.work's replace
-//	    directives (what the release script commits). -export DIR copies
-//	    the working tree with those changes into DIR instead (.ci/modcheck).
+//
+// The working tree (tracked and untracked-but-not-ignored files, as on
+// disk) is served as VERSION; every require of the library or sqlc is
+// rewritten to VERSION in the served go.mod and go.sum, as a release does.
+// -write also writes those go.mod/go.sum changes into the working tree, in
+// every module of go.work, and VERSION into go.work's replace lines (what
+// .ci/release commits).
 //
 // The zips follow the module zip format (golang.org/x/mod/zip): names are
 // MODULE@VERSION/PATH; files of nested modules, vendor directories and
 // anything but regular files are left out; a module in a subdirectory
 // without a LICENSE gets the repository's (as cmd/go and proxy.golang.org
-// do). It prints each module's h1: hash, the one go.sum records.
+// do). It prints each module's h1: hash, the one go.sum records; .ci/release
+// checks them against cmd/go's own zips of the tags.
 //
 // Standard library only, so `go run` needs nothing from the network.
 package main
 
 import (
-	"archive/tar"
 	"archive/zip"
 	"bytes"
 	"crypto/sha256"
@@ -39,7 +35,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path"
@@ -53,11 +48,11 @@ import (
 
 // tagged are the directories of the modules that are tagged in lockstep, in
 // an order in which every module comes after the modules it requires (a
-// module's zip holds its go.sum, which holds the hashes of those).
-// Released: the library, internal/pgserver, cmd/pgid. sqlc is tagged only
-// because integration_test requires it; it is an example, not a supported
-// API. internal/pgserver comes first: the library's tests use its pgtest.
-var tagged = []string{"internal/pgserver", ".", "sqlc", "cmd/pgid"}
+// module's zip holds its go.sum, which holds the hashes of those): the
+// library, which requires no other module of the repository, first.
+// Released: the library and cmd/pgid. sqlc is tagged only because
+// integration_test requires it; it is an example, not a supported API.
+var tagged = []string{".", "sqlc", "cmd/pgid"}
 
 const repoPath = "github.com/pgid/pgid"
 
@@ -78,21 +73,13 @@ type file struct {
 func main() {
 	out := flag.String("out", "", "proxy `directory` to write (versions already there stay)")
 	tree := flag.String("tree", "", "zip the working tree as `version`")
-	tags := flag.Bool("tags", false, "zip every release tag from git")
-	write := flag.Bool("write", false, "with -tree: write the rewritten go.mod/go.sum into the working tree")
-	export := flag.String("export", "", "with -tree: copy the working tree, rewritten, into `directory`")
+	write := flag.Bool("write", false, "write the rewritten go.mod/go.sum/go.work into the working tree")
 	flag.Parse()
-	if *out == "" || (*tree == "") == !*tags || ((*write || *export != "") && *tree == "") || flag.NArg() > 0 {
-		fmt.Fprintln(os.Stderr, "usage: go run .ci/modproxy.go -out DIR (-tags | -tree VERSION [-write] [-export DIR])")
+	if *out == "" || *tree == "" || flag.NArg() > 0 {
+		fmt.Fprintln(os.Stderr, "usage: go run .ci/modproxy.go -out DIR -tree VERSION [-write]")
 		os.Exit(2)
 	}
-	var err error
-	if *tags {
-		err = fromTags(*out)
-	} else {
-		err = fromTree(*out, *tree, *write, *export)
-	}
-	if err != nil {
+	if err := fromTree(*out, *tree, *write); err != nil {
 		fmt.Fprintln(os.Stderr, "modproxy:", err)
 		os.Exit(1)
 	}
@@ -100,47 +87,7 @@ func main() {
 
 var versionRE = regexp.MustCompile(`^v(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)(-[0-9A-Za-z.-]+)?$`)
 
-func fromTags(out string) error {
-	list, err := git("tag", "--list")
-	if err != nil {
-		return err
-	}
-	built := 0
-	for _, tag := range strings.Fields(string(list)) {
-		dir, version := ".", tag
-		if i := strings.LastIndex(tag, "/"); i >= 0 {
-			dir, version = tag[:i], tag[i+1:]
-		}
-		if !slices.Contains(tagged, dir) || !versionRE.MatchString(version) {
-			continue
-		}
-		files, err := archive(tag)
-		if err != nil {
-			return err
-		}
-		when, err := git("log", "-1", "--format=%cI", tag+"^{commit}")
-		if err != nil {
-			return err
-		}
-		t, err := time.Parse(time.RFC3339, strings.TrimSpace(string(when)))
-		if err != nil {
-			return fmt.Errorf("tag %s: commit time: %w", tag, err)
-		}
-		if err := checkNoReplace(files, dir); err != nil {
-			return fmt.Errorf("tag %s: %w", tag, err)
-		}
-		if _, err := publish(out, dir, version, files, t); err != nil {
-			return fmt.Errorf("tag %s: %w", tag, err)
-		}
-		built++
-	}
-	if built == 0 {
-		return errors.New("no release tags (vX.Y.Z, cmd/pgid/vX.Y.Z, ...) in git: make a release first (.ci/release)")
-	}
-	return nil
-}
-
-func fromTree(out, version string, write bool, export string) error {
+func fromTree(out, version string, write bool) error {
 	if !versionRE.MatchString(version) {
 		return fmt.Errorf("version %q is not a semantic version vX.Y.Z[-pre]", version)
 	}
@@ -215,17 +162,6 @@ func fromTree(out, version string, write bool, export string) error {
 			sums[modulePath(dir)] = h
 		}
 	}
-	if export != "" {
-		for _, f := range files {
-			p := filepath.Join(export, filepath.FromSlash(f.name))
-			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-				return err
-			}
-			if err := os.WriteFile(p, f.data, 0o644); err != nil {
-				return err
-			}
-		}
-	}
 	if write {
 		return os.WriteFile("go.work", files[w].data, 0o644)
 	}
@@ -241,6 +177,7 @@ func workModules(files []file, byName map[string]int) ([]string, error) {
 	var dirs []string
 	inUse := false
 	for _, line := range strings.Split(string(files[i].data), "\n") {
+		line, _, _ = strings.Cut(line, "//")
 		line = strings.TrimSpace(line)
 		switch {
 		case strings.HasPrefix(line, "use ("):
@@ -470,34 +407,6 @@ func worktree() ([]file, error) {
 		files = append(files, file{name, data})
 	}
 	return files, nil
-}
-
-// archive returns the regular files of `git archive rev`, which is what
-// cmd/go and proxy.golang.org zip (it honours export-ignore).
-func archive(rev string) ([]file, error) {
-	out, err := git("archive", "--format=tar", rev)
-	if err != nil {
-		return nil, err
-	}
-	var files []file
-	tr := tar.NewReader(bytes.NewReader(out))
-	for {
-		h, err := tr.Next()
-		if err == io.EOF {
-			return files, nil
-		}
-		if err != nil {
-			return nil, err
-		}
-		if h.Typeflag != tar.TypeReg {
-			continue
-		}
-		data, err := io.ReadAll(tr)
-		if err != nil {
-			return nil, err
-		}
-		files = append(files, file{h.Name, data})
-	}
 }
 
 func git(args ...string) ([]byte, error) {
