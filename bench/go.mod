@@ -8,7 +8,6 @@ require (
 	github.com/jackc/pgx/v5 v5.12.0
 	github.com/oklog/ulid/v2 v2.1.2
 	github.com/pgid/pgid v0.5.0
-	github.com/pgid/pgid/internal/pgserver v0.5.0
 	github.com/rs/xid v1.6.0
 	github.com/segmentio/ksuid v1.0.4
 	github.com/speps/go-hashids/v2 v2.0.1

@@ -41,7 +41,7 @@ var referenceAllowed = map[string][]string{
 	// A version from a newer pgid, made up by the test.
 	"migrations/migrations_db_test.go": {"999_future.sql"},
 	// What entc writes in the user's project.
-	"orm_test/ent_test.go": {"ent/migrate/schema.go"},
+	"integration_test/orm/ent_test.go": {"ent/migrate/schema.go"},
 }
 
 // TestFileReferences: every migration file (NNN_*.sql, functions/*.sql) and

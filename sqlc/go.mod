@@ -6,7 +6,6 @@ require (
 	github.com/jackc/pgx/v5 v5.12.0
 	github.com/lib/pq v1.12.3
 	github.com/pgid/pgid v0.5.0
-	github.com/pgid/pgid/internal/pgserver v0.5.0
 )
 
 require (

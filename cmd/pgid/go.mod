@@ -6,7 +6,6 @@ require (
 	github.com/google/uuid v1.6.0
 	github.com/jackc/pgx/v5 v5.12.0
 	github.com/pgid/pgid v0.5.0
-	github.com/pgid/pgid/internal/pgserver v0.5.0
 )
 
 require (

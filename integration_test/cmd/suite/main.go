@@ -166,7 +166,7 @@ func whichServer(ctx context.Context, getenv func(string) string) string {
 	return "DATABASE_URL is unset and nothing answers at the docker-compose DSN: integration_test tries " +
 		"testcontainers-go (a Docker engine), then starts an embedded PostgreSQL " + pgserver.EmbeddedVersion +
 		" (downloaded once, or " + pgserver.EnvBinaries + "=DIR); the other packages with database tests " +
-		"(migrations, partition, tail, cmd/pgid, sqlc, orm_test, migtools_test, bench) start an embedded one each; " + others
+		"(migrations, partition, tail, cmd/pgid, sqlc, integration_test/orm, integration_test/migtools, bench) start an embedded one each; " + others
 }
 
 // version returns "PostgreSQL 15.20 at host:port" for dsn, or says that

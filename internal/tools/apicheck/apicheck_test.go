@@ -177,15 +177,13 @@ func TestChangelogRule(t *testing.T) {
 
 func TestInternal(t *testing.T) {
 	for pkg, want := range map[string]bool{
-		"github.com/pgid/pgid/internal/idtext":         true,
-		"github.com/pgid/pgid/migrations/internal/gen": true,
-		"github.com/pgid/pgid/migrations":              false,
-		"github.com/pgid/pgid/internal/pgserver":       false, // module github.com/pgid/pgid/internal/pgserver
+		"github.com/pgid/pgid/internal/idtext":          true,
+		"github.com/pgid/pgid/migrations/internal/gen":  true,
+		"github.com/pgid/pgid/migrations":               false,
+		"github.com/pgid/pgid/internal/pgserver":        true,
+		"github.com/pgid/pgid/internal/pgserver/pgtest": true,
 	} {
 		mod := "github.com/pgid/pgid"
-		if strings.HasSuffix(pkg, "/pgserver") {
-			mod = pkg
-		}
 		if got := internal(mod, pkg); got != want {
 			t.Errorf("internal(%q, %q) = %v", mod, pkg, got)
 		}

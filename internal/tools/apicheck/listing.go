@@ -21,12 +21,11 @@ type module struct {
 	File string // the listing, relative to the repository root
 }
 
-// released are the modules users get with go get or go install, in the
-// order of the release tags. cmd/pgid is released too, but it is a main
-// package: it has no importable API.
+// released are the modules users import. cmd/pgid is released too, but
+// it is a main package: it has no importable API. internal/pgserver is a
+// package of the library's module, internal like the others: no API.
 var released = []module{
 	{Path: "github.com/pgid/pgid", Dir: ".", File: "api/pgid.txt"},
-	{Path: "github.com/pgid/pgid/internal/pgserver", Dir: "internal/pgserver", File: "api/pgserver.txt"},
 }
 
 // A target is a GOOS/GOARCH pair the API is listed for. A line that exists
@@ -170,8 +169,7 @@ func listTarget(root string, m module, t target) ([]string, error) {
 }
 
 // internal reports whether pkg is an internal package of module mod, one
-// that mod's users cannot import (mod itself may be under internal/: its
-// packages are imported by the other released modules).
+// that mod's users cannot import.
 func internal(mod, pkg string) bool {
 	rel := strings.TrimPrefix(strings.TrimPrefix(pkg, mod), "/")
 	return rel == "internal" || strings.HasPrefix(rel, "internal/") || strings.Contains(rel, "/internal/") || strings.HasSuffix(rel, "/internal")

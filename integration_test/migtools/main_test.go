@@ -45,7 +45,7 @@ func openDB(t *testing.T, dsn string) *sql.DB {
 // whose function bodies differ from this one's.
 func oldSchema(t *testing.T) []string {
 	t.Helper()
-	dir := filepath.Join("..", "integration_test", "testdata", "history")
+	dir := filepath.Join("..", "testdata", "history")
 	f, err := os.Open(filepath.Join(dir, "MANIFEST"))
 	if err != nil {
 		t.Fatal(err)

@@ -17,7 +17,7 @@ import (
 // user copies.
 func firstBlock(t *testing.T) string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "README.md"))
+	b, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -39,7 +39,7 @@ const (
 // there) shows each of want word for word.
 func readmeORMs(t *testing.T, want ...string) {
 	t.Helper()
-	b, err := os.ReadFile("../docs/ORMS.md")
+	b, err := os.ReadFile("../../docs/ORMS.md")
 	if err != nil {
 		t.Fatal(err)
 	}

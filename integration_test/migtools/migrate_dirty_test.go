@@ -21,7 +21,7 @@ import (
 // spaces (inline code may wrap).
 func guideSection(t *testing.T, heading string) string {
 	t.Helper()
-	b, err := os.ReadFile("../docs/MIGRATIONS.md")
+	b, err := os.ReadFile("../../docs/MIGRATIONS.md")
 	if err != nil {
 		t.Fatal(err)
 	}
