@@ -105,8 +105,8 @@ func TestDocCommentLength(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(modules) < 9 {
-		t.Fatalf("found %d modules (go.mod files); the repository has at least 9: is the walk wrong?", len(modules))
+	if len(modules) < 5 {
+		t.Fatalf("found %d modules (go.mod files); the repository has 5: is the walk wrong?", len(modules))
 	}
 	for dir, seen := range modules {
 		if !seen {
