@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // hostileDir makes a directory nobody owns and anyone may write (mode
@@ -43,11 +44,21 @@ func hostileDir(t *testing.T, names ...string) (dir, ran string) {
 }
 
 // environOf returns the environment of process pid.
+//
+// The kernel closes the close-on-exec pipe that ends cmd.Start before it
+// has set the new program's environment up, so right after Start the file
+// can still read empty: read again until it is not (for up to a second).
 func environOf(t *testing.T, pid int) []string {
 	t.Helper()
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
-	if err != nil {
-		t.Fatal(err)
+	var b []byte
+	for i := 0; i < 1000 && len(b) == 0; i++ {
+		if i > 0 {
+			time.Sleep(time.Millisecond)
+		}
+		var err error
+		if b, err = os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ"); err != nil {
+			t.Fatal(err)
+		}
 	}
 	return strings.Split(strings.TrimRight(string(b), "\x00"), "\x00")
 }
