@@ -19,8 +19,10 @@
 // skip. The first [DB] builds a template database with [Options.Setup]
 // (e.g. migrations.Up: this package cannot import the library, whose
 // tests use it); each [DB] is a fresh copy of it and each [EmptyDB] an
-// empty database, both dropped when the test ends. The role needs
-// CREATEDB; tests that create roles need CREATEROLE.
+// empty database, both dropped in the background when the test ends
+// ([Main] waits for the drops). [Options.Parallel] runs more tests at
+// once, and [Conns] keeps tests with many connections within the server's
+// slots. The role needs CREATEDB; tests that create roles need CREATEROLE.
 package pgtest
 
 import (
@@ -537,7 +539,7 @@ func setBudget(ctx context.Context) error {
 	}
 	budgetMu.Lock()
 	defer budgetMu.Unlock()
-	budget = max(free*2/3, minBudget)
+	budget = max(free*3/4, minBudget)
 	budgetFree = budget
 	return nil
 }
