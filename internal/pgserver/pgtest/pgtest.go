@@ -523,7 +523,18 @@ var (
 	budget     int                 // what the binary may reserve
 	budgetFree int                 // what is not reserved now
 	reserved   = map[string]bool{} // the tests that reserved
+	waiting    = map[int]int{}     // reservations waiting, by size
 )
+
+// largerWaiting reports whether a reservation larger than n waits.
+func largerWaiting(n int) bool {
+	for m := range waiting {
+		if m > n {
+			return true
+		}
+	}
+	return false
+}
 
 // setBudget sets the budget to two thirds of the connection slots free
 // now (the slots superusers keep excepted), and at least minBudget: the
@@ -569,8 +580,15 @@ func Conns(t testing.TB, n int) {
 		}
 	}
 	n = min(n, budget)
-	for budgetFree < n {
+	// Larger reservations first: the tests that make them are the long
+	// workloads, which should not wait behind a stream of small ones.
+	waiting[n]++
+	for budgetFree < n || largerWaiting(n) {
 		budgetCond.Wait()
+	}
+	if waiting[n]--; waiting[n] == 0 {
+		delete(waiting, n)
+		budgetCond.Broadcast() // smaller ones may go now
 	}
 	budgetFree -= n
 	reserved[t.Name()] = true
