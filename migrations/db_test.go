@@ -16,11 +16,13 @@ import (
 // TestMain gives the database tests their server and scratch databases
 // (internal/pgserver/pgtest: DATABASE_URL, the docker-compose DSN, else an
 // embedded PostgreSQL): each test's database is a copy of a template with
-// pgid's migrations applied.
+// pgid's migrations applied. Up to 8 tests run at once (they wait on the
+// server; go test -parallel N overrides it).
 func TestMain(m *testing.M) {
 	os.Exit(pgtest.Main(m, pgtest.Options{
-		Name:  "migrations",
-		Setup: func(ctx context.Context, conn *pgx.Conn) error { return migrations.Up(ctx, conn) },
+		Name:     "migrations",
+		Setup:    func(ctx context.Context, conn *pgx.Conn) error { return migrations.Up(ctx, conn) },
+		Parallel: 8,
 	}))
 }
 

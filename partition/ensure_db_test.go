@@ -616,6 +616,7 @@ func TestPartitionHandMade(t *testing.T) {
 // without errors.
 func TestPartitionConcurrentEnsure(t *testing.T) {
 	t.Parallel()
+	pgtest.Conns(t, 10) // the workers' and the setup's
 	dsn := pgtest.DB(t)
 	setup := pgtest.Connect(t, dsn, pgx.QueryExecModeCacheStatement)
 	mustExec(t, setup, "CREATE TABLE cc (id pgid.ulid PRIMARY KEY) PARTITION BY RANGE (id)")
@@ -890,6 +891,7 @@ func TestPartitionLeastPrivilege(t *testing.T) {
 // no insert fails, no row is lost, the count is exact.
 func TestPartitionEnsureUnderLoad(t *testing.T) {
 	t.Parallel()
+	pgtest.Conns(t, 10) // the writers' pool and Ensure's
 	ctx := context.Background()
 	dsn := pgtest.DB(t)
 	conn := pgtest.Connect(t, dsn, pgx.QueryExecModeCacheStatement)

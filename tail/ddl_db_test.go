@@ -39,6 +39,7 @@ const (
 
 func runTailDDL(t *testing.T, c tailDDLCase) tailResult[ulidtype.ULID] {
 	t.Helper()
+	reserveTail(t, 4, 0)
 	dsn := pgtest.DB(t)
 	owner := pgtest.Connect(t, dsn, pgx.QueryExecModeCacheStatement)
 	role := pgtest.NewRole(t, owner)

@@ -69,6 +69,13 @@ type tailResult[K tail.ID] struct {
 	inserted  map[K][]any     // tailLoad.vals of each committed row
 }
 
+// reserveTail reserves, with pgtest.Conns, the connections of a tailLoad
+// of writers and longTx: the writers', the owner's, the Tailer's, the
+// naive reader's, and two of the test's own (the DDL's, a blocker's). A
+// test calls it first: it may wait, and must not have taken the times its
+// load depends on before.
+func reserveTail(t *testing.T, writers, longTx int) { pgtest.Conns(t, writers+longTx+5) }
+
 // runTail creates table (id kind K) in the database at dsn, sets it up for
 // tailing with l.lead, and runs l: writers that each take an ID from a
 // generator whose clock is l.skew behind, sleep 0-200 ms, BEGIN, sleep,
@@ -109,7 +116,7 @@ func runTail[K tail.ID](t *testing.T, dsn string, l tailLoad, newID func() K, mi
 		extraCols += ", " + c
 	}
 	var mu sync.Mutex
-	errs := make(chan error, l.writers+l.longTx+2)
+	errs := make(chan error, l.writers+l.longTx+3) // each writer, long transaction, the DDL, both readers
 	nap := func(r *rand.Rand) { time.Sleep(time.Duration(r.Int64N(int64(200 * time.Millisecond)))) }
 
 	// One transaction: ID, sleep, BEGIN, sleep, INSERT, sleep (or hold),
@@ -419,6 +426,7 @@ func percentile(d []time.Duration, p float64) time.Duration {
 // reader, on the same load at the same time, loses rows.
 func TestTailAdversarial(t *testing.T) {
 	t.Parallel()
+	reserveTail(t, 16, 2)
 	dsn := pgtest.DB(t)
 	gen := ulidtype.NewGenerator(func() time.Time { return time.Now().Add(-2 * time.Second) }, nil)
 	res := runTail(t, dsn, tailLoad{
@@ -442,6 +450,7 @@ func TestTailAdversarial(t *testing.T) {
 // ObjectIds (one-second resolution) under a smaller load of the same kind.
 func TestTailObjectID(t *testing.T) {
 	t.Parallel()
+	reserveTail(t, 4, 1)
 	dsn := pgtest.DB(t)
 	gen := objectidtype.NewGenerator(func() time.Time { return time.Now().Add(-time.Second) }, nil)
 	res := runTail(t, dsn, tailLoad{
@@ -463,6 +472,7 @@ func TestTailObjectID(t *testing.T) {
 // still open.
 func TestTailLeastPrivilege(t *testing.T) {
 	t.Parallel()
+	reserveTail(t, 4, 1)
 	ctx := context.Background()
 	dsn := pgtest.DB(t)
 	owner := pgtest.Connect(t, dsn, pgx.QueryExecModeCacheStatement)

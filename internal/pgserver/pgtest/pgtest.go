@@ -11,8 +11,10 @@
 // The first [DB] builds a template database with [Options.Setup] (e.g.
 // migrations.Up: this package cannot import the library, whose tests use
 // it); each [DB] is a fresh copy of it and each [EmptyDB] an empty
-// database, both dropped when the test ends. The role needs CREATEDB;
-// tests that create roles need CREATEROLE.
+// database, both dropped in the background when the test ends ([Main]
+// waits for the drops). [Options.Parallel] runs more tests at once, and
+// [Conns] keeps tests with many connections within the server's slots. The
+// role needs CREATEDB; tests that create roles need CREATEROLE.
 package pgtest
 
 import (
@@ -26,6 +28,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -60,6 +63,12 @@ type Options struct {
 	// Started, if set, is called once with the server found, instead of
 	// printing "Name: server (how it was found): version".
 	Started func(*Server)
+	// Parallel, if above 0, is the binary's -test.parallel when its
+	// command line gives none (go test's default is GOMAXPROCS): database
+	// tests spend their time waiting for the server, for locks or for a
+	// workload's duration, not on the CPU. Tests that open many
+	// connections at once reserve them with [Conns].
+	Parallel int
 }
 
 // ErrNoMain is what [DB] and the other helpers fail with when the test
@@ -103,6 +112,9 @@ func Main(m *testing.M, o Options) int {
 	if o.Name == "" {
 		o.Name = "pgtest"
 	}
+	if o.Parallel > 0 && !flagGiven("test.parallel") {
+		flag.Set("test.parallel", strconv.Itoa(o.Parallel))
+	}
 	mu.Lock()
 	opts = &o
 	mu.Unlock()
@@ -117,7 +129,18 @@ func Main(m *testing.M, o Options) int {
 			return 1
 		}
 	}
-	return m.Run()
+	code := m.Run()
+	if !waitDrops() && code == 0 {
+		code = 1
+	}
+	return code
+}
+
+// flagGiven reports whether the command line set flag name.
+func flagGiven(name string) bool {
+	given := false
+	flag.Visit(func(f *flag.Flag) { given = given || f.Name == name })
+	return given
 }
 
 // shutdown drops the template and releases the server.
@@ -176,13 +199,17 @@ func find() (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("parse the server's DSN: %w", err)
 	}
-	cfg.MaxConns = 4
+	cfg.MaxConns = maxAdminConns
+	cfg.MaxConnIdleTime = 10 * time.Second // idle connections are other tests' budget
 	if admin, err = pgxpool.NewWithConfig(ctx, cfg); err != nil {
 		return nil, fmt.Errorf("connect to %s: %w", s.Description, err)
 	}
 	var version string
 	if err := admin.QueryRow(ctx, "SELECT version()").Scan(&version); err != nil {
 		return nil, fmt.Errorf("SELECT version() on %s: %w", s.Description, err)
+	}
+	if err := setBudget(ctx); err != nil {
+		return nil, fmt.Errorf("count the connection slots of %s: %w", s.Description, err)
 	}
 	srv := &Server{DSN: s.DSN, Description: s.Description, Version: version}
 	if opts.Started != nil {
@@ -295,12 +322,53 @@ func create(t testing.TB, tmpl string) string {
 	if _, err := admin.Exec(context.Background(), sql); err != nil {
 		t.Fatalf("create test database: %v", err)
 	}
-	t.Cleanup(func() {
+	t.Cleanup(func() { dropLater(t.Name(), name) })
+	return DSNFor(found.DSN, name)
+}
+
+// Dropping the test databases. DROP DATABASE waits for a checkpoint
+// (PostgreSQL flushes every dirty buffer of the server for it), 0.5-2 s on
+// a busy machine: a test that waited for it kept its -parallel slot that
+// long. dropLater drops in the background instead, several at once so
+// that their checkpoints coalesce, and [Main] waits for the drops before
+// it returns, failing the binary if one failed.
+var (
+	drops    sync.WaitGroup
+	dropSlot = make(chan struct{}, maxDrops)
+	dropMu   sync.Mutex
+	dropErrs []string
+)
+
+// maxDrops bounds the drops under way, which each hold a connection of
+// the admin pool (maxAdminConns) while they wait.
+const (
+	maxDrops      = 4
+	maxAdminConns = 8
+)
+
+// dropLater drops database name, made for test, in the background.
+func dropLater(test, name string) {
+	drops.Go(func() {
+		dropSlot <- struct{}{}
+		defer func() { <-dropSlot }()
 		if err := dropDatabase(context.Background(), name); err != nil {
-			t.Errorf("drop test database %s: %v", name, err)
+			dropMu.Lock()
+			dropErrs = append(dropErrs, fmt.Sprintf("drop test database %s of %s: %v", name, test, err))
+			dropMu.Unlock()
 		}
 	})
-	return DSNFor(found.DSN, name)
+}
+
+// waitDrops waits for the drops dropLater began and reports whether they
+// all succeeded, printing the failures.
+func waitDrops() bool {
+	drops.Wait()
+	dropMu.Lock()
+	defer dropMu.Unlock()
+	for _, e := range dropErrs {
+		fmt.Fprintf(os.Stderr, "%s: FAIL: %s\n", opts.Name, e)
+	}
+	return len(dropErrs) == 0
 }
 
 // DSNFor returns dsn pointing at database name, in URL or key=value form as
@@ -434,4 +502,93 @@ func ConnectWith(t testing.TB, dsn string, params map[string]string) *pgx.Conn {
 	}
 	t.Cleanup(func() { conn.Close(context.Background()) })
 	return conn
+}
+
+// The connection budget. Tests that open many connections at once (a pool
+// of writers for a workload) reserve them with [Conns], so that the tests
+// running in parallel, which [Options.Parallel] makes more, stay within the
+// server's max_connections, which other clients and the other test
+// binaries of a go test run share.
+var (
+	budgetMu   sync.Mutex
+	budgetCond = sync.NewCond(&budgetMu)
+	budget     int                 // what the binary may reserve
+	budgetFree int                 // what is not reserved now
+	reserved   = map[string]bool{} // the tests that reserved
+	waiting    = map[int]int{}     // reservations waiting, by size
+)
+
+// largerWaiting reports whether a reservation larger than n waits.
+func largerWaiting(n int) bool {
+	for m := range waiting {
+		if m > n {
+			return true
+		}
+	}
+	return false
+}
+
+// setBudget sets the budget to two thirds of the connection slots free
+// now (the slots superusers keep excepted), and at least minBudget: the
+// rest is for the tests that reserve nothing and the other test binaries
+// go test runs at the same time.
+func setBudget(ctx context.Context) error {
+	var free int
+	if err := admin.QueryRow(ctx, `SELECT pg_catalog.current_setting('max_connections')::int
+		- pg_catalog.current_setting('superuser_reserved_connections')::int
+		- coalesce(pg_catalog.current_setting('reserved_connections', true)::int, 0)
+		- (SELECT count(*)::int FROM pg_catalog.pg_stat_activity WHERE backend_type = 'client backend')`).Scan(&free); err != nil {
+		return err
+	}
+	budgetMu.Lock()
+	defer budgetMu.Unlock()
+	budget = max(free*3/4, minBudget)
+	budgetFree = budget
+	return nil
+}
+
+// minBudget is the budget however few slots are free: a test that needs
+// more waits for the whole budget, alone.
+const minBudget = 10
+
+// Conns reserves n connections of the binary's budget for t until t ends,
+// waiting while the tests running hold too much of it: a test that opens
+// many connections at once (a pool of writers, say) calls it before it
+// opens them. The budget is two thirds of the server's connection slots
+// that were free when the binary found it; n above it waits for the whole
+// budget.
+// A test reserves once, and its subtests reserve nothing.
+func Conns(t testing.TB, n int) {
+	t.Helper()
+	ServerDSN(t)
+	budgetMu.Lock()
+	defer budgetMu.Unlock()
+	if reserved[t.Name()] {
+		t.Fatalf("pgtest.Conns: %s reserves twice", t.Name())
+	}
+	for name := range reserved {
+		if strings.HasPrefix(t.Name(), name+"/") {
+			t.Fatalf("pgtest.Conns: %s reserves inside %s, which reserved", t.Name(), name)
+		}
+	}
+	n = min(n, budget)
+	// Larger reservations first: the tests that make them are the long
+	// workloads, which should not wait behind a stream of small ones.
+	waiting[n]++
+	for budgetFree < n || largerWaiting(n) {
+		budgetCond.Wait()
+	}
+	if waiting[n]--; waiting[n] == 0 {
+		delete(waiting, n)
+		budgetCond.Broadcast() // smaller ones may go now
+	}
+	budgetFree -= n
+	reserved[t.Name()] = true
+	t.Cleanup(func() {
+		budgetMu.Lock()
+		defer budgetMu.Unlock()
+		budgetFree += n
+		delete(reserved, t.Name())
+		budgetCond.Broadcast()
+	})
 }
