@@ -11,10 +11,11 @@
 // The first [DB] builds a template database with [Options.Setup] (e.g.
 // migrations.Up: this package cannot import the library, whose tests use
 // it); each [DB] is a fresh copy of it and each [EmptyDB] an empty
-// database, both dropped in the background when the test ends ([Main]
-// waits for the drops). [Options.Parallel] runs more tests at once, and
-// [Conns] keeps tests with many connections within the server's slots. The
-// role needs CREATEDB; tests that create roles need CREATEROLE.
+// database, both dropped when the test ends (in the background, [Main]
+// waiting for them, where [Options.Parallel] is set). [Options.Parallel]
+// runs more tests at once, and [Conns] keeps tests with many connections
+// within the server's slots. The role needs CREATEDB; tests that create
+// roles need CREATEROLE.
 package pgtest
 
 import (
@@ -322,7 +323,17 @@ func create(t testing.TB, tmpl string) string {
 	if _, err := admin.Exec(context.Background(), sql); err != nil {
 		t.Fatalf("create test database: %v", err)
 	}
-	t.Cleanup(func() { dropLater(t.Name(), name) })
+	t.Cleanup(func() {
+		// Binaries that run tests in parallel (Options.Parallel) drop in
+		// the background; the others at once, so that a cleanup registered
+		// before (dropping a role with privileges on the database) runs
+		// after the database is gone.
+		if opts != nil && opts.Parallel > 0 {
+			dropLater(t.Name(), name)
+		} else if err := dropDatabase(context.Background(), name); err != nil {
+			t.Errorf("drop test database %s: %v", name, err)
+		}
+	})
 	return DSNFor(found.DSN, name)
 }
 
