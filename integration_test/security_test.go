@@ -343,7 +343,7 @@ func checkAllFunctions(t *testing.T, conn *pgx.Conn, path string, covered map[st
 
 	checkTailFunctions(t, conn, path)
 	call("tail_enable", "tail_disable", "tail_config", "tail_writers", "tail_guard_ulid", "tail_guard_objectid", "_tail_refuse",
-		"_tail_check", "_tail_raise", "tail_poll", "tail_below", "_tail_applying", "_tail_subscribed")
+		"_tail_check", "_tail_raise", "tail_poll", "tail_below", "_tail_applying", "_tail_subscribed", "_tail_citus")
 }
 
 // checkTailFunctions sets up a ULID and an ObjectId table for tailing,

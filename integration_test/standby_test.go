@@ -291,6 +291,7 @@ func TestStandbyFunctions(t *testing.T) {
 		"_short_alphabet":        "SELECT pgid._short_alphabet()",
 		"_tail_applying":         "SELECT pgid._tail_applying()",
 		"_tail_subscribed":       "SELECT * FROM pgid._tail_subscribed('ev')",
+		"_tail_citus":            "SELECT pgid._tail_citus('ev')",
 		"_utc_text":              "SELECT pgid._utc_text(" + ts + ")",
 		"_partition_bound":       "SELECT pgid._partition_bound('objectid', " + ts + ")",
 		"_partition_key":         "SELECT pgid._partition_key('ulid', pgid._partition_bound('ulid', " + ts + "))",
