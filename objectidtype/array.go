@@ -147,17 +147,11 @@ func (s NullSlice) UUIDValue() (pgtype.UUID, error) {
 // (NULL), else one wrapping ErrScalarParameter naming typ and its n
 // elements.
 func scalarError(isNil bool, typ string, n int) error {
-	if isNil {
-		return nil
-	}
-	return fmt.Errorf("%w: a %s of %d into a bytea; compare with = ANY($1) to bind a bytea[] or pgid.objectid[], or bind one ObjectID", ErrScalarParameter, typ, n)
+	return pgarray.Refusal(isNil, "%w: a %s of %d into a bytea; compare with = ANY($1) to bind a bytea[] or pgid.objectid[], or bind one ObjectID", ErrScalarParameter, typ, n)
 }
 
 // notUUIDSliceError is the error of a slice's UUIDValue, as scalarError is
 // for BytesValue.
 func notUUIDSliceError(isNil bool, typ string, n int) error {
-	if isNil {
-		return nil
-	}
-	return fmt.Errorf("%w: a %s of %d into a uuid (%w); store ObjectIDs in bytea[] or pgid.objectid[]", ErrNotUUID, typ, n, ErrScalarParameter)
+	return pgarray.Refusal(isNil, "%w: a %s of %d into a uuid (%w); store ObjectIDs in bytea[] or pgid.objectid[]", ErrNotUUID, typ, n, ErrScalarParameter)
 }

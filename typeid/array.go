@@ -162,17 +162,11 @@ func (s NullSlice[P]) BytesValue() ([]byte, error) {
 // (NULL), else one wrapping ErrScalarParameter naming typ and its n
 // elements.
 func scalarError(isNil bool, typ string, n int) error {
-	if isNil {
-		return nil
-	}
-	return fmt.Errorf("%w: a typeid.%s of %d into a uuid; compare with = ANY($1) to bind a uuid[] or pgid.ulid[], or bind one ID", ErrScalarParameter, typ, n)
+	return pgarray.Refusal(isNil, "%w: a typeid.%s of %d into a uuid; compare with = ANY($1) to bind a uuid[] or pgid.ulid[], or bind one ID", ErrScalarParameter, typ, n)
 }
 
 // notByteaSliceError is the error of a slice's BytesValue, as scalarError
 // is for UUIDValue.
 func notByteaSliceError(isNil bool, typ string, n int) error {
-	if isNil {
-		return nil
-	}
-	return fmt.Errorf("%w: a typeid.%s of %d into a bytea (%w); store TypeIDs in uuid[] or pgid.ulid[]", ErrNotBytea, typ, n, ErrScalarParameter)
+	return pgarray.Refusal(isNil, "%w: a typeid.%s of %d into a bytea (%w); store TypeIDs in uuid[] or pgid.ulid[]", ErrNotBytea, typ, n, ErrScalarParameter)
 }

@@ -151,17 +151,11 @@ func (s NullSlice) BytesValue() ([]byte, error) {
 // (NULL), else one wrapping ErrScalarParameter naming typ and its n
 // elements.
 func scalarError(isNil bool, typ string, n int) error {
-	if isNil {
-		return nil
-	}
-	return fmt.Errorf("%w: a %s of %d into a uuid; compare with = ANY($1) to bind a uuid[] or pgid.ulid[], or bind one ULID", ErrScalarParameter, typ, n)
+	return pgarray.Refusal(isNil, "%w: a %s of %d into a uuid; compare with = ANY($1) to bind a uuid[] or pgid.ulid[], or bind one ULID", ErrScalarParameter, typ, n)
 }
 
 // notByteaSliceError is the error of a slice's BytesValue, as scalarError
 // is for UUIDValue.
 func notByteaSliceError(isNil bool, typ string, n int) error {
-	if isNil {
-		return nil
-	}
-	return fmt.Errorf("%w: a %s of %d into a bytea (%w); store ULIDs in uuid[] or pgid.ulid[]", ErrNotBytea, typ, n, ErrScalarParameter)
+	return pgarray.Refusal(isNil, "%w: a %s of %d into a bytea (%w); store ULIDs in uuid[] or pgid.ulid[]", ErrNotBytea, typ, n, ErrScalarParameter)
 }

@@ -354,3 +354,13 @@ func Dimensions(isNil bool, n int) []pgtype.ArrayDimension {
 	}
 	return []pgtype.ArrayDimension{{Length: int32(n), LowerBound: 1}}
 }
+
+// Refusal returns what the UUIDValue or BytesValue method of a Slice type
+// returns, methods that exist only to refuse a parameter of the wrong
+// kind: nil (NULL) for a nil slice, else the error format and args make.
+func Refusal(isNil bool, format string, args ...any) error {
+	if isNil {
+		return nil
+	}
+	return fmt.Errorf(format, args...)
+}

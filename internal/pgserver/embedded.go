@@ -176,16 +176,23 @@ host        replication  all    127.0.0.1/32    scram-sha-256
 host        replication  all    ::1/128         scram-sha-256
 `
 
+// makeConfDir makes work/conf, mode 0755 whatever the umask, and returns
+// its path.
+func makeConfDir(work string) (string, error) {
+	conf := filepath.Join(work, confDir)
+	if err := os.Mkdir(conf, 0o755); err != nil {
+		return "", err
+	}
+	return conf, os.Chmod(conf, 0o755)
+}
+
 // writeConf makes work/conf with the server's postgresql.conf (initdb's,
 // read without following a link, refused if it includes other files or
 // names files or directories), pg_hba.conf (hbaConf) and an empty
 // pg_ident.conf, and removes initdb's from dataDir.
 func writeConf(work, dataDir string) error {
-	conf := filepath.Join(work, confDir)
-	if err := os.Mkdir(conf, 0o755); err != nil {
-		return err
-	}
-	if err := os.Chmod(conf, 0o755); err != nil {
+	conf, err := makeConfDir(work)
+	if err != nil {
 		return err
 	}
 	main, err := readInitdbConf(filepath.Join(dataDir, "postgresql.conf"))

@@ -304,11 +304,8 @@ func dropSlot(dsn, slot string) error {
 // from (a primary's work directory, whose conf only this process may
 // write).
 func copyConf(from, work string) error {
-	conf := filepath.Join(work, confDir)
-	if err := os.Mkdir(conf, 0o755); err != nil {
-		return err
-	}
-	if err := os.Chmod(conf, 0o755); err != nil {
+	conf, err := makeConfDir(work)
+	if err != nil {
 		return err
 	}
 	for _, name := range []string{"postgresql.conf", "pg_hba.conf", "pg_ident.conf"} {

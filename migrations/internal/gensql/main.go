@@ -377,18 +377,12 @@ func parseErrorAlphabets() []string {
 func typeIDWording() []string {
 	var lines []string
 	for _, c := range []struct{ name, text string }{
-		{"suffix_want", idtext.LowerBase32Want},
-		{"msg_char", idtext.MsgChar},
-		{"msg_separator", idtext.TypeIDSeparator},
-		{"msg_too_long", idtext.TypeIDTooLong},
-		{"msg_starts", idtext.TypeIDStarts},
-		{"msg_prefix_char", idtext.TypeIDPrefixChar},
-		{"msg_ends", idtext.TypeIDEnds},
-		{"msg_no_prefix", idtext.TypeIDNoPrefix},
-		{"msg_unwanted", idtext.TypeIDUnwanted},
-		{"msg_wrong_prefix", idtext.TypeIDWrongPrefix},
-		{"msg_suffix_length", idtext.TypeIDSuffixLength},
-		{"msg_overflow", idtext.TypeIDOverflow},
+		{"suffix_want", idtext.LowerBase32Want}, {"msg_char", idtext.MsgChar},
+		{"msg_separator", idtext.TypeIDSeparator}, {"msg_too_long", idtext.TypeIDTooLong},
+		{"msg_starts", idtext.TypeIDStarts}, {"msg_prefix_char", idtext.TypeIDPrefixChar},
+		{"msg_ends", idtext.TypeIDEnds}, {"msg_no_prefix", idtext.TypeIDNoPrefix},
+		{"msg_unwanted", idtext.TypeIDUnwanted}, {"msg_wrong_prefix", idtext.TypeIDWrongPrefix},
+		{"msg_suffix_length", idtext.TypeIDSuffixLength}, {"msg_overflow", idtext.TypeIDOverflow},
 	} {
 		decl := c.name + " constant text := "
 		if len(decl)+len(literal(c.text)) > 100 { // wrap would break the literal
