@@ -167,7 +167,11 @@ func (g *Generator) advance(now, n uint64) (first, unique uint64) {
 	var start uint64
 	if last == 0 {
 		g.read(8) // the process-unique value and the counter's start
-		start = uint64(g.buf[5])<<16 | uint64(g.buf[6])<<8 | uint64(g.buf[7])
+		// The start is in the counter's lower half, as after a new second,
+		// so that the first second too has 2^23 IDs before a carry into
+		// the seconds (a start near 2^24 ran ahead of the clock within
+		// the first second at a few hundred thousand IDs a second).
+		start = (uint64(g.buf[5])<<16 | uint64(g.buf[6])<<8 | uint64(g.buf[7])) & 0x7FFFFF
 	} else {
 		g.read(5)
 	}

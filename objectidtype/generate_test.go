@@ -331,7 +331,7 @@ func TestGeneratorZeroValue(t *testing.T) {
 // the next second, and the order holds across both.
 func TestGeneratorNewSecondRedraws(t *testing.T) {
 	r := io.MultiReader(
-		bytes.NewReader([]byte{1, 1, 1, 1, 1, 0xFF, 0xFF, 0xFD}), // counter 3 below its end
+		bytes.NewReader([]byte{1, 1, 1, 1, 1, 0xFF, 0xFF, 0xFD}), // counter start 7ffffd: in its lower half
 		bytes.NewReader([]byte{2, 2, 2, 2, 2}),
 		bytes.NewReader([]byte{0, 0, 0, 0, 0}), // smaller than before: order still holds
 	)
@@ -357,7 +357,9 @@ func TestGeneratorNewSecondRedraws(t *testing.T) {
 			prev = o
 		}
 	}
-	check(want{seedUnix, 1, 0xFFFFFD}, want{seedUnix, 1, 0xFFFFFE}, want{seedUnix, 1, 0xFFFFFF},
+	check(want{seedUnix, 1, 0x7FFFFD})
+	setState(g, seedUnix<<24|0xFFFFFD) // as after 2^23 more: 2 below the counter's end
+	check(want{seedUnix, 1, 0xFFFFFE}, want{seedUnix, 1, 0xFFFFFF},
 		want{seedUnix + 1, 1, 0}) // carried: the value of the second it carried from
 	clock.Add(time.Second) // the clock reaches the carried second: nothing new
 	check(want{seedUnix + 1, 1, 1})
