@@ -1,9 +1,7 @@
 package migrations_test
 
 import (
-	"io/fs"
 	"os"
-	"path"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -51,52 +49,19 @@ var referenceAllowed = map[string][]string{
 // files of past releases), the frozen versioned files 001 to 006, and the
 // released files in integration_test/testdata/history.
 func TestFileReferences(t *testing.T) {
-	root := ".."
-	if _, err := os.Stat(filepath.Join(root, "go.work")); err != nil {
-		t.Skip("not in the repository (no ../go.work): ", err)
-	}
-	checked := 0
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(root, p)
-		rel = filepath.ToSlash(rel)
-		if d.IsDir() {
-			if rel == ".git" || rel == "integration_test/testdata/history" {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		switch {
-		case !slices.Contains([]string{".go", ".md", ".sql"}, path.Ext(rel)),
-			rel == "CHANGELOG.md", frozen.MatchString(rel), rel == "migrations/references_test.go":
-			return nil
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		checked++
-		for i, line := range strings.Split(string(b), "\n") {
+	for _, f := range repoFiles(t, "migrations/references_test.go") {
+		for i, line := range f.lines {
 			for _, name := range references(line) {
-				if slices.Contains(referenceAllowed[rel], name) {
+				if slices.Contains(referenceAllowed[f.rel], name) {
 					continue
 				}
-				if _, err := os.Stat(filepath.Join(root, filepath.FromSlash(resolve(name)))); err != nil {
-					t.Errorf("%s:%d names %s, which does not exist (%s)", rel, i+1, name, resolve(name))
-				} else if empty.MatchString(resolve(name)) && !strings.HasSuffix(rel, "_test.go") {
-					t.Errorf("%s:%d names %s, which holds no statement: name the functions/*.sql file that defines what it means", rel, i+1, name)
+				if _, err := os.Stat(filepath.Join("..", filepath.FromSlash(resolve(name)))); err != nil {
+					t.Errorf("%s:%d names %s, which does not exist (%s)", f.rel, i+1, name, resolve(name))
+				} else if empty.MatchString(resolve(name)) && !strings.HasSuffix(f.rel, "_test.go") {
+					t.Errorf("%s:%d names %s, which holds no statement: name the functions/*.sql file that defines what it means", f.rel, i+1, name)
 				}
 			}
 		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if checked < 100 {
-		t.Fatalf("checked %d files; the walk missed the repository", checked)
 	}
 }
 
