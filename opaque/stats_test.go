@@ -1,10 +1,14 @@
 package opaque
 
 import (
+	"encoding/binary"
 	"math"
 	"math/bits"
 	"math/rand/v2"
+	"runtime"
 	"slices"
+	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/pgid/pgid/objectidtype"
@@ -36,69 +40,83 @@ const statsN = 1_000_000
 func TestCodeStatistics(t *testing.T) {
 	skipUnderRace(t)
 	c := mustCodec(t, fixedKey(0))
-	oids := make([]objectidtype.ObjectID, statsN)
-	objectidtype.Fill(oids)
-	ocodes := make([]string, statsN)
-	for i, id := range oids {
-		ocodes[i] = c.ObjectIDCode(id)
+	objectIDCodes := func() []string {
+		ids := make([]objectidtype.ObjectID, statsN)
+		objectidtype.Fill(ids)
+		codes := make([]string, statsN)
+		for i, id := range ids {
+			codes[i] = c.ObjectIDCode(id)
+		}
+		return codes
 	}
-	ulids := make([]ulidtype.ULID, statsN)
-	ulidtype.Fill(ulids)
-	ucodes := make([]string, statsN)
-	for i, id := range ulids {
-		ucodes[i] = c.ULIDCode(id)
+	ulidCodes := func() []string {
+		ids := make([]ulidtype.ULID, statsN)
+		ulidtype.Fill(ids)
+		codes := make([]string, statsN)
+		for i, id := range ids {
+			codes[i] = c.ULIDCode(id)
+		}
+		return codes
 	}
 	for _, k := range []struct {
 		name     string
-		codes    []string
+		codes    func() []string
 		alphabet string
 		skip     int // leading characters that are not random: the ULID key ID
 	}{
-		{"ObjectId", ocodes, objectidtype.ShortAlphabet, 0},
-		{"ULID", ucodes, ulidtype.Alphabet, 1},
+		{"ObjectId", objectIDCodes, objectidtype.ShortAlphabet, 0},
+		{"ULID", ulidCodes, ulidtype.Alphabet, 1},
 	} {
-		rho := spearman(k.codes)
-		t.Logf("%s: Spearman's rho between ID order and code order over %d consecutive IDs: %+.5f", k.name, statsN, rho)
-		if math.Abs(rho) >= 0.01 {
-			t.Errorf("%s: rho = %f, want |rho| < 0.01", k.name, rho)
+		t.Run(k.name, func(t *testing.T) {
+			t.Parallel()
+			codeStatistics(t, k.name, k.codes(), k.alphabet, k.skip)
+		})
+	}
+}
+
+// codeStatistics is TestCodeStatistics for one kind of code: codes of
+// consecutive IDs, in alphabet, random after their first skip characters.
+func codeStatistics(t *testing.T, name string, codes []string, alphabet string, skip int) {
+	rho := spearman(codes)
+	t.Logf("%s: Spearman's rho between ID order and code order over %d consecutive IDs: %+.5f", name, statsN, rho)
+	if math.Abs(rho) >= 0.01 {
+		t.Errorf("%s: rho = %f, want |rho| < 0.01", name, rho)
+	}
+	worst, worstPos := 0.0, 0
+	r := len(alphabet)
+	for pos := skip; pos < len(codes[0]); pos++ {
+		var counts [256]int
+		for _, code := range codes {
+			counts[code[pos]]++
 		}
-		worst, worstPos := 0.0, 0
-		r := len(k.alphabet)
-		for pos := k.skip; pos < len(k.codes[0]); pos++ {
-			n := r
-			counts := make(map[byte]int)
-			for _, code := range k.codes {
-				counts[code[pos]]++
-			}
-			exp := float64(statsN) / float64(n)
-			chi := 0.0
-			for i := 0; i < r; i++ {
-				d := float64(counts[k.alphabet[i]]) - exp
-				chi += d * d / exp
-			}
-			crit := chiCritical(n - 1)
-			if chi/crit > worst {
-				worst, worstPos = chi/crit, pos
-			}
-			if chi > crit {
-				t.Errorf("%s position %d: chi2 = %.1f over %d degrees of freedom, critical %.1f", k.name, pos, chi, n-1, crit)
-			}
+		exp := float64(statsN) / float64(r)
+		chi := 0.0
+		for i := 0; i < r; i++ {
+			d := float64(counts[alphabet[i]]) - exp
+			chi += d * d / exp
 		}
-		t.Logf("%s: per-position character frequencies pass chi2 at p = 1e-4 (%d symbols, %d positions; worst position %d at %.2f of the critical value)",
-			k.name, r, len(k.codes[0])-k.skip, worstPos, worst)
-		// Consecutive codes sharing their first random character.
-		shared := 0
-		for i := 1; i < statsN; i++ {
-			if k.codes[i][k.skip] == k.codes[i-1][k.skip] {
-				shared++
-			}
+		crit := chiCritical(r - 1)
+		if chi/crit > worst {
+			worst, worstPos = chi/crit, pos
 		}
-		p := 1 / float64(r)
-		want, sd := p*float64(statsN-1), math.Sqrt(p*(1-p)*float64(statsN-1))
-		t.Logf("%s: consecutive codes sharing a first character: %d, random strings %.0f ± %.0f", k.name, shared, want, sd)
-		if math.Abs(float64(shared)-want) > 5*sd {
-			t.Errorf("%s: %d consecutive codes share a prefix, want %.0f ± %.0f", k.name, shared, want, 5*sd)
+		if chi > crit {
+			t.Errorf("%s position %d: chi2 = %.1f over %d degrees of freedom, critical %.1f", name, pos, chi, r-1, crit)
 		}
+	}
+	t.Logf("%s: per-position character frequencies pass chi2 at p = 1e-4 (%d symbols, %d positions; worst position %d at %.2f of the critical value)",
+		name, r, len(codes[0])-skip, worstPos, worst)
+	// Consecutive codes sharing their first random character.
+	shared := 0
+	for i := 1; i < statsN; i++ {
+		if codes[i][skip] == codes[i-1][skip] {
+			shared++
+		}
+	}
+	p := 1 / float64(r)
+	want, sd := p*float64(statsN-1), math.Sqrt(p*(1-p)*float64(statsN-1))
+	t.Logf("%s: consecutive codes sharing a first character: %d, random strings %.0f ± %.0f", name, shared, want, sd)
+	if math.Abs(float64(shared)-want) > 5*sd {
+		t.Errorf("%s: %d consecutive codes share a prefix, want %.0f ± %.0f", name, shared, want, 5*sd)
 	}
 }
 
@@ -143,35 +161,42 @@ func TestAvalanche(t *testing.T) {
 	skipUnderRace(t)
 	c := mustCodec(t, fixedKey(0))
 	rng := rand.New(rand.NewPCG(1, 2))
-	var buf [32]byte
 	s := c.state().current
-	// ObjectId: 96 bits through FF1.
-	var oflips [96][96]int32
-	for n := 0; n < avalancheN; n++ {
-		a, b := rng.Uint64()&mask48, rng.Uint64()&mask48
-		ea, eb := s.encrypt96(a, b, &buf)
-		for j := 0; j < 96; j++ {
-			fa, fb := a, b
-			if j < 48 {
-				fa ^= 1 << (47 - j)
-			} else {
-				fb ^= 1 << (95 - j)
-			}
-			xa, xb := s.encrypt96(fa, fb, &buf)
-			xa ^= ea
-			xb ^= eb
-			for xa != 0 {
-				k := 63 - bits.LeadingZeros64(xa)
-				oflips[j][47-k]++
-				xa &^= 1 << k
-			}
-			for xb != 0 {
-				k := 63 - bits.LeadingZeros64(xb)
-				oflips[j][95-k]++
-				xb &^= 1 << k
-			}
+	// The random inputs first, in the order the source gives them; then
+	// the input bits are shared out among the CPUs, each flipping its own
+	// bits of every input, so the counts do not depend on how many there are.
+	oin := make([][2]uint64, avalancheN)
+	for n := range oin {
+		oin[n] = [2]uint64{rng.Uint64() & mask48, rng.Uint64() & mask48}
+	}
+	uin := make([][16]byte, avalancheN)
+	for n := range uin {
+		for i := range uin[n] {
+			uin[n][i] = byte(rng.Uint32())
 		}
 	}
+	// ObjectId: 96 bits through FF1.
+	var buf [32]byte
+	oenc := make([][2]uint64, avalancheN)
+	for n, in := range oin {
+		oenc[n][0], oenc[n][1] = s.encrypt96(in[0], in[1], &buf)
+	}
+	var oflips [96][96]int32
+	eachBit(96, func(j int) {
+		var buf [32]byte
+		for n, in := range oin {
+			a, b := in[0], in[1]
+			ea, eb := oenc[n][0], oenc[n][1]
+			if j < 48 {
+				a ^= 1 << (47 - j)
+			} else {
+				b ^= 1 << (95 - j)
+			}
+			xa, xb := s.encrypt96(a, b, &buf)
+			countBits(oflips[j][:], 47, xa^ea)
+			countBits(oflips[j][:], 95, xb^eb)
+		}
+	})
 	check := func(name string, in, out int, count func(j, k int) int32) {
 		lo, hi := 1.0, 0.0
 		for j := 0; j < in; j++ {
@@ -188,23 +213,45 @@ func TestAvalanche(t *testing.T) {
 	check("ObjectId (FF1)", 96, 96, func(j, k int) int32 { return oflips[j][k] })
 
 	// ULID: 128 bits through AES.
+	uenc := make([][16]byte, avalancheN)
+	for n, in := range uin {
+		s.block.Encrypt(uenc[n][:], in[:])
+	}
 	var uflips [128][128]int32
-	var in, base, out [16]byte
-	for n := 0; n < avalancheN; n++ {
-		for i := range in {
-			in[i] = byte(rng.Uint32())
-		}
-		s.block.Encrypt(base[:], in[:])
-		for j := 0; j < 128; j++ {
+	eachBit(128, func(j int) {
+		var out [16]byte
+		for n, in := range uin {
+			base := &uenc[n]
 			in[j/8] ^= 0x80 >> (j % 8)
 			s.block.Encrypt(out[:], in[:])
-			in[j/8] ^= 0x80 >> (j % 8)
-			for k := 0; k < 128; k++ {
-				if (out[k/8]^base[k/8])&(0x80>>(k%8)) != 0 {
-					uflips[j][k]++
-				}
-			}
+			countBits(uflips[j][:], 63, binary.BigEndian.Uint64(out[:8])^binary.BigEndian.Uint64(base[:8]))
+			countBits(uflips[j][:], 127, binary.BigEndian.Uint64(out[8:])^binary.BigEndian.Uint64(base[8:]))
 		}
-	}
+	})
 	check("ULID (AES)", 128, 128, func(j, k int) int32 { return uflips[j][k] })
+}
+
+// eachBit calls f for each input bit j < n, on as many goroutines as
+// there are CPUs; f writes only what belongs to j.
+func eachBit(n int, f func(j int)) {
+	var wg sync.WaitGroup
+	next := atomic.Int32{}
+	for range runtime.GOMAXPROCS(0) {
+		wg.Go(func() {
+			for j := int(next.Add(1)) - 1; j < n; j = int(next.Add(1)) - 1 {
+				f(j)
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// countBits adds 1 to flips[last-k] for each set bit k of x: x's most
+// significant bit is output bit last-63.
+func countBits(flips []int32, last int, x uint64) {
+	for x != 0 {
+		k := 63 - bits.LeadingZeros64(x)
+		flips[last-k]++
+		x &^= 1 << k
+	}
 }

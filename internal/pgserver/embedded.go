@@ -390,6 +390,17 @@ func startPostmaster(o *EmbeddedOptions, cred *credential, bin, work, runDir, da
 // not: errPortTaken when it exited because its port was taken.
 func (pm *postmaster) ready(ctx context.Context, dsn string) error {
 	deadline := time.Now().Add(60 * time.Second)
+	// A ping waits up to its timeout on a port another program answers:
+	// it ends as soon as the postmaster exits instead.
+	pingCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		select {
+		case <-pm.exited:
+			cancel()
+		case <-pingCtx.Done():
+		}
+	}()
 	for {
 		select {
 		case <-pm.exited:
@@ -403,7 +414,7 @@ func (pm *postmaster) ready(ctx context.Context, dsn string) error {
 		// require_auth: only a server that proves it knows the password
 		// (SCRAM is mutual) counts, and pgx never sends it in clear: a local
 		// user who took the port first cannot pose as ours.
-		err := Ping(ctx, dsn+"&require_auth=scram-sha-256", time.Second)
+		err := Ping(pingCtx, dsn+"&require_auth=scram-sha-256", time.Second)
 		if err == nil {
 			return nil
 		}

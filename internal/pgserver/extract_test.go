@@ -65,6 +65,7 @@ func deepName(depth int) string {
 // message naming the limit. The time each refusal took is logged (depth
 // 1,000 took 2.1 s and 4,000 took 38 s before: quadratic).
 func TestExtractLimits(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	for _, depth := range []int{maxDepth, 1000, 4000} {
 		data := tarOf(t, &tar.Header{Name: deepName(depth), Typeflag: tar.TypeReg, Mode: 0o644, Size: 1})

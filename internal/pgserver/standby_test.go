@@ -19,6 +19,7 @@ import (
 // over SQL on request), is in recovery, accepts reads, and shows a row
 // committed on the primary; Close removes its directory and its slot.
 func TestStartStandby(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	bins := systemOrNPM(t)

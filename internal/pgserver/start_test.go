@@ -57,6 +57,7 @@ func TestInterruptedDuringInitdb(t *testing.T) {
 // between its choice and the postmaster's bind, StartEmbedded chooses
 // another and starts there.
 func TestPortTakenBeforeBind(t *testing.T) {
+	t.Parallel()
 	var taken []int
 	var listeners []net.Listener
 	defer func() {
@@ -95,6 +96,7 @@ func TestPortTakenBeforeBind(t *testing.T) {
 // pgid's own), and a setting that is not name=value is refused before
 // anything starts.
 func TestSettings(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	if _, err := StartEmbedded(ctx, EmbeddedOptions{Binaries: binaries(t), Getenv: env(nil), Settings: []string{"wal_level"}}); err == nil || !strings.Contains(err.Error(), `"wal_level" is not name=value`) {
