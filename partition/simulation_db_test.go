@@ -106,8 +106,10 @@ func simulate(t *testing.T, kind partition.Kind) {
 	created += len(rep.Created)
 	runs++
 
+	// Nothing writes between one day's checks and the next day's writers:
+	// the rows after day d's run are those before day d+1's.
+	before := rowsByDay()
 	for d := 0; d < simDays; d++ {
-		before := rowsByDay()
 		// Two writers insert the day's events (each with a tag) while the
 		// day's maintenance runs.
 		var wg sync.WaitGroup
@@ -206,6 +208,7 @@ func simulate(t *testing.T, kind partition.Kind) {
 		if n := count("SELECT count(*) FROM events_default"); n != 0 {
 			t.Fatalf("day %d: %d rows in the DEFAULT partition", d, n)
 		}
+		before = after
 	}
 
 	// Release the note: the next run drops the held partition with its tags.

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"os/user"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -26,9 +27,16 @@ import (
 // caches while root runs the embedded path attackRuns times per scenario.
 // The payload's programs, if anything ever executes them, create PWNED-<uid>
 // in the log directory. Nothing may; pgid must refuse what it cannot trust
-// with an UnsafePathError, and start every server it does start as
-// DefaultUser, not as nobody.
+// with an UnsafePathError, and start every server it does start as its
+// server's user (victimUser), not as nobody.
 const attackRuns = 20
+
+// victimUser is the server's user in TestLocalAttacker: one of its own.
+// The victim's registry of servers is in its mount namespace; with
+// DefaultUser, servers the other tests start meanwhile would be processes
+// of that user it does not list (and the victim's theirs), so the test
+// could not run beside them.
+const victimUser = "pgid-test-victim"
 
 // Roles of the test binary, in PGID_ATTACK_ROLE.
 const (
@@ -49,9 +57,12 @@ func TestLocalAttacker(t *testing.T) {
 		return
 	}
 	needRoot(t)
-	// Not parallel: the victim's registry of servers (under /var/cache,
-	// a tmpfs in its namespace) is its own, so servers other tests start
-	// meanwhile would look like another user's processes to it.
+	t.Parallel()
+	if _, err := user.Lookup(victimUser); err != nil {
+		if err := createUser(victimUser); err != nil {
+			t.Fatal(err)
+		}
+	}
 	unshare, err := exec.LookPath("unshare")
 	if err != nil {
 		t.Fatal("the attack test needs unshare (util-linux):", err)
@@ -136,29 +147,29 @@ func victim(t *testing.T) {
 
 	// A: the cache the attacker prepared in /var/tmp, as PGID_POSTGRES_CACHE.
 	scenario(t, "A: cache /var/tmp/pgid-postgres, prepared by the attacker", func() error {
-		s, err := StartEmbedded(ctx, EmbeddedOptions{Source: SourceMaven, BinaryRepositoryURL: srv.URL, Getenv: env(map[string]string{EnvCache: "/var/tmp/pgid-postgres"}), started: started, pins: pins})
+		s, err := StartEmbedded(ctx, EmbeddedOptions{RunAsUser: victimUser, Source: SourceMaven, BinaryRepositoryURL: srv.URL, Getenv: env(map[string]string{EnvCache: "/var/tmp/pgid-postgres"}), started: started, pins: pins})
 		return closeOr(s, err)
 	}, true)
 	// B: the attacker's own binaries, as PGID_POSTGRES_BINARIES.
 	scenario(t, "B: PGID_POSTGRES_BINARIES=/var/tmp/evil, the attacker's tree", func() error {
-		s, err := StartEmbedded(ctx, EmbeddedOptions{Binaries: "/var/tmp/evil", Getenv: env(nil), started: started})
+		s, err := StartEmbedded(ctx, EmbeddedOptions{RunAsUser: victimUser, Binaries: "/var/tmp/evil", Getenv: env(nil), started: started})
 		return closeOr(s, err)
 	}, true)
 	// E: an installed PostgreSQL the attacker made where SourceSystem
 	// looks, and a pg_config on PATH that is the attacker's payload.
 	scenario(t, "E: installed PostgreSQL /var/tmp/pgsql-16 and its pg_config, the attacker's", func() error {
-		s, err := StartEmbedded(ctx, EmbeddedOptions{Source: SourceSystem, Getenv: env(nil), started: started,
+		s, err := StartEmbedded(ctx, EmbeddedOptions{RunAsUser: victimUser, Source: SourceSystem, Getenv: env(nil), started: started,
 			system: &systemPlaces{pgConfig: func() (string, error) { return "/var/tmp/pgsql-16/bin/postgres", nil }, globs: []string{"/var/tmp/pgsql-*/bin"}}})
 		return closeOr(s, err)
 	}, true)
 	// C: the default cache, downloaded afresh on every run while the
-	// attacker races over it: every run must succeed, as DefaultUser.
+	// attacker races over it: every run must succeed, as victimUser.
 	n := downloads.Load()
 	scenario(t, "C: the default cache "+RootCacheDir+", a fresh download each run", func() error {
 		if err := os.RemoveAll(RootCacheDir); err != nil {
 			return err
 		}
-		s, err := StartEmbedded(ctx, EmbeddedOptions{Source: SourceMaven, BinaryRepositoryURL: srv.URL, Getenv: env(nil), started: started, pins: pins})
+		s, err := StartEmbedded(ctx, EmbeddedOptions{RunAsUser: victimUser, Source: SourceMaven, BinaryRepositoryURL: srv.URL, Getenv: env(nil), started: started, pins: pins})
 		if err != nil {
 			return err
 		}
@@ -180,7 +191,7 @@ func victim(t *testing.T) {
 	os.Chown(RootCacheDir, nobody, nobody)
 	waitFor(t, filepath.Join(RootCacheDir, "postgresql-"+EmbeddedVersion+"-"+artifact(), "bin", "initdb"))
 	scenario(t, "D: the default cache, owned by the attacker", func() error {
-		s, err := StartEmbedded(ctx, EmbeddedOptions{Source: SourceMaven, BinaryRepositoryURL: srv.URL, Getenv: env(nil), started: started, pins: pins})
+		s, err := StartEmbedded(ctx, EmbeddedOptions{RunAsUser: victimUser, Source: SourceMaven, BinaryRepositoryURL: srv.URL, Getenv: env(nil), started: started, pins: pins})
 		return closeOr(s, err)
 	}, true)
 
@@ -207,10 +218,14 @@ func victim(t *testing.T) {
 	}
 	ran, _ := os.ReadFile(filepath.Join(logDir, "ran"))
 	lines := strings.Split(strings.TrimSpace(string(ran)), "\n")
-	server := serverUserUID(t)
+	v, err := user.Lookup(victimUser)
+	if err != nil {
+		t.Fatal(err)
+	}
+	server := v.Uid
 	for _, l := range lines {
 		if !strings.HasSuffix(l, " "+server) {
-			t.Errorf("a fixture program ran as another user than %s (uid %s): %q", DefaultUser, server, l)
+			t.Errorf("a fixture program ran as another user than %s (uid %s): %q", victimUser, server, l)
 		}
 	}
 	wantUIDs := 2 * attackRuns // initdb and postgres in C
@@ -220,9 +235,9 @@ func victim(t *testing.T) {
 			bad++
 		}
 	}
-	t.Logf("processes started: %d, as %s: %d; fixture programs run: %d, all as uid %s: %v", len(uids), DefaultUser, len(uids)-bad, len(lines), server, bad == 0)
+	t.Logf("processes started: %d, as %s: %d; fixture programs run: %d, all as uid %s: %v", len(uids), victimUser, len(uids)-bad, len(lines), server, bad == 0)
 	if len(uids) != wantUIDs || bad > 0 {
-		t.Errorf("processes started (name uid): %v, want %d, all as %s", uids, wantUIDs, server)
+		t.Errorf("processes started (name uid): %v, want %d, all as %s (uid %s)", uids, wantUIDs, victimUser, server)
 	}
 }
 

@@ -203,6 +203,7 @@ func TestOtherPIDNamespace(t *testing.T) {
 		return
 	}
 	needRoot(t)
+	t.Parallel() // after TestZombieLeaderCounts, the other test of attackUser
 	unshare, err := exec.LookPath("unshare")
 	if err != nil {
 		t.Skip("needs unshare (util-linux)")

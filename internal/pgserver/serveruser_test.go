@@ -50,6 +50,7 @@ func asUser(uid, gid int, script string) (string, error) {
 // must fail.
 func TestServerUnreachableByNobody(t *testing.T) {
 	needRoot(t)
+	t.Parallel()
 	ctx := context.Background()
 	s, err := StartEmbedded(ctx, EmbeddedOptions{Binaries: binaries(t), Getenv: env(nil)})
 	if err != nil {

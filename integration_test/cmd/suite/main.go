@@ -121,7 +121,7 @@ loop:
 // 2-core machine (the issue-29 note has the numbers).
 const slowParts = `suite: slow parts: compiling every module's tests first (about a minute with a warm build cache, several cold);
   integration_test and partition (about 2 min each against the server), tail and migrations (about 1 min each),
-  internal/pgserver (about 1 min: starts embedded servers),
+  internal/pgserver (about 30 s: starts embedded servers),
   sqlc (TestServiceOutsideTheRepository builds sqlc and a service module: minutes on a cold cache).`
 
 // readEvents decodes go test -json's lines into events; a line that is not
