@@ -60,6 +60,10 @@ func TestServerUnreachableByNobody(t *testing.T) {
 	pid := postmasterPID(t, s)
 	hba := filepath.Join(s.DataDir, "pg_hba.conf")
 	t.Logf("postmaster %d runs as uid %s; the attacker is uid %d", pid, procUID(t, pid), nobody)
+	// As root, by default, DefaultUser: not nobody, which daemons share.
+	if got, want := procUID(t, pid), serverUserUID(t); got != want {
+		t.Errorf("the postmaster runs as uid %s, want %s's (%s)", got, DefaultUser, want)
+	}
 
 	steps := []struct{ what, script string }{
 		{"read the data directory", "ls " + shQuote(s.DataDir)},
@@ -117,15 +121,24 @@ func serverUID(t *testing.T, o EmbeddedOptions) (uid, gid int) {
 // (not one of pgid's servers) makes StartEmbedded refuse, naming it; when
 // it is gone, the server starts again. nobody, shared by definition, is
 // refused as RunAsUser and as PGID_POSTGRES_USER. pgid's own servers, in
-// this process and in another, do not count as sharing.
+// this process and in another, do not count as sharing. The server's user
+// is one of the test's own, named by PGID_POSTGRES_USER: the process that
+// shares it would make the other tests' servers, as DefaultUser, refuse.
 func TestSharedUserRefused(t *testing.T) {
 	needRoot(t)
+	t.Parallel()
+	const sharedUser = "pgid-test-shared"
+	if _, err := user.Lookup(sharedUser); err != nil {
+		if err := createUser(sharedUser); err != nil {
+			t.Fatal(err)
+		}
+	}
 	ctx := context.Background()
 	bins := binaries(t)
-	o := EmbeddedOptions{Binaries: bins, Getenv: env(nil)}
+	o := EmbeddedOptions{Binaries: bins, Getenv: env(map[string]string{EnvUser: sharedUser})}
 	uid, gid := serverUID(t, o)
-	if uid == nobody {
-		t.Errorf("as root the server ran as nobody (uid %d), which daemons share", uid)
+	if u, err := user.Lookup(sharedUser); err != nil || u.Uid != strconv.Itoa(uid) {
+		t.Errorf("the server ran as uid %d, not as %s (%v)", uid, sharedUser, err)
 	}
 
 	other := exec.Command("sleep", "300")
@@ -180,7 +193,7 @@ func TestSharedUserRefused(t *testing.T) {
 	}
 	defer s1.Close()
 	holder := exec.Command(os.Args[0], "-test.run=^TestHoldServer$", "-test.count=1")
-	holder.Env = append(os.Environ(), "PGID_HOLD_SERVER=1", EnvBinaries+"="+bins)
+	holder.Env = append(os.Environ(), "PGID_HOLD_SERVER=1", EnvBinaries+"="+bins, EnvUser+"="+sharedUser)
 	stdin, _ := holder.StdinPipe()
 	stdout, _ := holder.StdoutPipe()
 	holder.Stderr = os.Stderr

@@ -200,6 +200,14 @@ func find() (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("parse the server's DSN: %w", err)
 	}
+	dsn := s.DSN
+	if cfg.ConnConfig.RuntimeParams["application_name"] == "" {
+		// The binary's connections say whose they are: the budget counts
+		// the others' (setBudget).
+		appTag = fmt.Sprintf("pgtest %s %d", filepath.Base(os.Args[0]), os.Getpid())
+		dsn = WithParam(dsn, "application_name", appTag)
+		cfg.ConnConfig.RuntimeParams["application_name"] = appTag
+	}
 	cfg.MaxConns = maxAdminConns
 	cfg.MaxConnIdleTime = 10 * time.Second // idle connections are other tests' budget
 	if admin, err = pgxpool.NewWithConfig(ctx, cfg); err != nil {
@@ -212,7 +220,7 @@ func find() (*Server, error) {
 	if err := setBudget(ctx); err != nil {
 		return nil, fmt.Errorf("count the connection slots of %s: %w", s.Description, err)
 	}
-	srv := &Server{DSN: s.DSN, Description: s.Description, Version: version}
+	srv := &Server{DSN: dsn, Description: s.Description, Version: version}
 	if opts.Started != nil {
 		opts.Started(srv)
 	} else {
@@ -539,23 +547,63 @@ func largerWaiting(n int) bool {
 	return false
 }
 
-// setBudget sets the budget to two thirds of the connection slots free
-// now (the slots superusers keep excepted), and at least minBudget: the
-// rest is for the tests that reserve nothing and the other test binaries
-// go test runs at the same time.
+// setBudget sets the budget to three quarters of the connection slots
+// that other clients do not use (the slots superusers keep excepted), and
+// at least minBudget: the rest is for the tests that reserve nothing. The
+// binary sets it when it finds the server, and, when its connections carry
+// appTag, again every refreshEvery while a reservation waits: the other
+// test binaries of a go test run come and go.
 func setBudget(ctx context.Context) error {
 	var free int
 	if err := admin.QueryRow(ctx, `SELECT pg_catalog.current_setting('max_connections')::int
 		- pg_catalog.current_setting('superuser_reserved_connections')::int
 		- coalesce(pg_catalog.current_setting('reserved_connections', true)::int, 0)
-		- (SELECT count(*)::int FROM pg_catalog.pg_stat_activity WHERE backend_type = 'client backend')`).Scan(&free); err != nil {
+		- (SELECT count(*)::int FROM pg_catalog.pg_stat_activity
+		   WHERE backend_type = 'client backend' AND application_name IS DISTINCT FROM nullif($1, ''))`, appTag).Scan(&free); err != nil {
 		return err
 	}
 	budgetMu.Lock()
 	defer budgetMu.Unlock()
+	held := budget - budgetFree
 	budget = max(free*3/4, minBudget)
-	budgetFree = budget
+	budgetFree = budget - held
+	budgetCond.Broadcast()
 	return nil
+}
+
+// appTag is the application_name of the binary's connections, "" when the
+// server's DSN (or PGAPPNAME) names one: then the budget is set once.
+var appTag string
+
+// refreshEvery is how often the budget is set again while a reservation
+// waits.
+const refreshEvery = 250 * time.Millisecond
+
+// refreshing is whether refreshBudget runs; budgetMu guards it.
+var refreshing bool
+
+// refreshBudget sets the budget every refreshEvery until no reservation
+// waits. Conns starts it, with budgetMu held, when one has to wait.
+func refreshBudget() {
+	if refreshing || appTag == "" {
+		return
+	}
+	refreshing = true
+	go func() {
+		for {
+			time.Sleep(refreshEvery)
+			budgetMu.Lock()
+			if len(waiting) == 0 {
+				refreshing = false
+				budgetMu.Unlock()
+				return
+			}
+			budgetMu.Unlock()
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			setBudget(ctx) // on an error the budget stays as it was
+			cancel()
+		}
+	}()
 }
 
 // minBudget is the budget however few slots are free: a test that needs
@@ -565,9 +613,9 @@ const minBudget = 10
 // Conns reserves n connections of the binary's budget for t until t ends,
 // waiting while the tests running hold too much of it: a test that opens
 // many connections at once (a pool of writers, say) calls it before it
-// opens them. The budget is two thirds of the server's connection slots
-// that were free when the binary found it; n above it waits for the whole
-// budget.
+// opens them. The budget is three quarters of the server's connection
+// slots that other clients do not use, set again while a reservation
+// waits (see setBudget); n above it waits for the whole budget.
 // A test reserves once, and its subtests reserve nothing.
 func Conns(t testing.TB, n int) {
 	t.Helper()
@@ -582,23 +630,24 @@ func Conns(t testing.TB, n int) {
 			t.Fatalf("pgtest.Conns: %s reserves inside %s, which reserved", t.Name(), name)
 		}
 	}
-	n = min(n, budget)
 	// Larger reservations first: the tests that make them are the long
 	// workloads, which should not wait behind a stream of small ones.
 	waiting[n]++
-	for budgetFree < n || largerWaiting(n) {
+	for budgetFree < min(n, budget) || largerWaiting(n) {
+		refreshBudget()
 		budgetCond.Wait()
 	}
 	if waiting[n]--; waiting[n] == 0 {
 		delete(waiting, n)
 		budgetCond.Broadcast() // smaller ones may go now
 	}
-	budgetFree -= n
+	got := min(n, budget)
+	budgetFree -= got
 	reserved[t.Name()] = true
 	t.Cleanup(func() {
 		budgetMu.Lock()
 		defer budgetMu.Unlock()
-		budgetFree += n
+		budgetFree += got
 		delete(reserved, t.Name())
 		budgetCond.Broadcast()
 	})
