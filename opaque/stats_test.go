@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -126,15 +127,7 @@ func spearman(codes []string) float64 {
 	for i := range idx {
 		idx[i] = i
 	}
-	slices.SortFunc(idx, func(a, b int) int {
-		if codes[a] < codes[b] {
-			return -1
-		}
-		if codes[a] > codes[b] {
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(idx, func(a, b int) int { return strings.Compare(codes[a], codes[b]) })
 	n := float64(len(codes))
 	var d2 float64
 	for rank, i := range idx {
