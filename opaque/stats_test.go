@@ -41,24 +41,8 @@ const statsN = 1_000_000
 func TestCodeStatistics(t *testing.T) {
 	skipUnderRace(t)
 	c := mustCodec(t, fixedKey(0))
-	objectIDCodes := func() []string {
-		ids := make([]objectidtype.ObjectID, statsN)
-		objectidtype.Fill(ids)
-		codes := make([]string, statsN)
-		for i, id := range ids {
-			codes[i] = c.ObjectIDCode(id)
-		}
-		return codes
-	}
-	ulidCodes := func() []string {
-		ids := make([]ulidtype.ULID, statsN)
-		ulidtype.Fill(ids)
-		codes := make([]string, statsN)
-		for i, id := range ids {
-			codes[i] = c.ULIDCode(id)
-		}
-		return codes
-	}
+	objectIDCodes := func() []string { return codesOf(objectidtype.Fill, c.ObjectIDCode) }
+	ulidCodes := func() []string { return codesOf(ulidtype.Fill, c.ULIDCode) }
 	for _, k := range []struct {
 		name     string
 		codes    func() []string
@@ -73,6 +57,17 @@ func TestCodeStatistics(t *testing.T) {
 			codeStatistics(t, k.name, k.codes(), k.alphabet, k.skip)
 		})
 	}
+}
+
+// codesOf returns the codes of statsN consecutive IDs from fill.
+func codesOf[ID any](fill func([]ID), code func(ID) string) []string {
+	ids := make([]ID, statsN)
+	fill(ids)
+	codes := make([]string, statsN)
+	for i, id := range ids {
+		codes[i] = code(id)
+	}
+	return codes
 }
 
 // codeStatistics is TestCodeStatistics for one kind of code: codes of
