@@ -462,7 +462,7 @@ func TestPartitionDetachLookAlike(t *testing.T) {
 	if _, err := (pgtest.Admin{}).Exec(ctx, "CREATE ROLE "+mallory+" LOGIN PASSWORD '"+mallory+"'"); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _, _ = (pgtest.Admin{}).Exec(context.Background(), "DROP ROLE IF EXISTS "+mallory) })
+	pgtest.DropRole(t, mallory)
 	f := newDetachFixture(t, partition.DetachConcurrentlyThenDrop)
 	// A genuine marker: a detach given up during its wait, finished by the
 	// server.

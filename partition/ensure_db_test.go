@@ -845,7 +845,7 @@ func TestPartitionLeastPrivilege(t *testing.T) {
 	if _, err := (pgtest.Admin{}).Exec(ctx, fmt.Sprintf("CREATE ROLE %s LOGIN PASSWORD 'pw' NOSUPERUSER NOCREATEDB NOCREATEROLE", role)); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _, _ = (pgtest.Admin{}).Exec(context.Background(), "DROP ROLE IF EXISTS "+role) })
+	pgtest.DropRole(t, role)
 	dsn := pgtest.DB(t)
 	su := pgtest.Connect(t, dsn, pgx.QueryExecModeCacheStatement)
 	mustExec(t, su, fmt.Sprintf(`CREATE SCHEMA "App" AUTHORIZATION %[1]s;

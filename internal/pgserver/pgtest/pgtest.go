@@ -134,6 +134,9 @@ func Main(m *testing.M, o Options) int {
 	if !waitDrops() && code == 0 {
 		code = 1
 	}
+	if !dropRolesLater() && code == 0 {
+		code = 1
+	}
 	return code
 }
 

@@ -3,9 +3,12 @@ package pgtest
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/url"
+	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -50,4 +53,45 @@ func SQLState(err error) string {
 		return pgErr.Code
 	}
 	return ""
+}
+
+// DropRole drops role when t ends, once the databases t made are gone (a
+// role that owns objects in one cannot be dropped): at once where they are
+// dropped at once, else after [Main]'s background drops, failing the binary
+// if it cannot. Call it before the test asks for its databases.
+func DropRole(t testing.TB, role string) {
+	t.Helper()
+	t.Cleanup(func() {
+		if opts != nil && opts.Parallel > 0 {
+			dropMu.Lock()
+			rolesLater = append(rolesLater, role)
+			dropMu.Unlock()
+			return
+		}
+		if _, err := (Admin{}).Exec(context.Background(), "DROP ROLE IF EXISTS "+pgx.Identifier{role}.Sanitize()); err != nil {
+			t.Errorf("drop role %s: %v", role, err)
+		}
+	})
+}
+
+// rolesLater are the roles DropRole drops after the background drops;
+// dropMu guards it.
+var rolesLater []string
+
+// dropRolesLater drops rolesLater and reports whether it could, printing
+// the failures.
+func dropRolesLater() bool {
+	dropMu.Lock()
+	defer dropMu.Unlock()
+	ok := true
+	for _, role := range rolesLater {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		if _, err := admin.Exec(ctx, "DROP ROLE IF EXISTS "+pgx.Identifier{role}.Sanitize()); err != nil {
+			fmt.Fprintf(os.Stderr, "%s: FAIL: drop role %s: %v\n", opts.Name, role, err)
+			ok = false
+		}
+		cancel()
+	}
+	rolesLater = nil
+	return ok
 }
