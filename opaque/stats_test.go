@@ -41,16 +41,14 @@ const statsN = 1_000_000
 func TestCodeStatistics(t *testing.T) {
 	skipUnderRace(t)
 	c := mustCodec(t, fixedKey(0))
-	objectIDCodes := func() []string { return codesOf(objectidtype.Fill, c.ObjectIDCode) }
-	ulidCodes := func() []string { return codesOf(ulidtype.Fill, c.ULIDCode) }
 	for _, k := range []struct {
 		name     string
 		codes    func() []string
 		alphabet string
 		skip     int // leading characters that are not random: the ULID key ID
 	}{
-		{"ObjectId", objectIDCodes, objectidtype.ShortAlphabet, 0},
-		{"ULID", ulidCodes, ulidtype.Alphabet, 1},
+		{"ObjectId", func() []string { return codesOf(objectidtype.Fill, c.ObjectIDCode) }, objectidtype.ShortAlphabet, 0},
+		{"ULID", func() []string { return codesOf(ulidtype.Fill, c.ULIDCode) }, ulidtype.Alphabet, 1},
 	} {
 		t.Run(k.name, func(t *testing.T) {
 			t.Parallel()

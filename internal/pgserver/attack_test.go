@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"os/user"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -58,11 +57,7 @@ func TestLocalAttacker(t *testing.T) {
 	}
 	needRoot(t)
 	t.Parallel()
-	if _, err := user.Lookup(victimUser); err != nil {
-		if err := createUser(victimUser); err != nil {
-			t.Fatal(err)
-		}
-	}
+	ensureUser(t, victimUser)
 	unshare, err := exec.LookPath("unshare")
 	if err != nil {
 		t.Fatal("the attack test needs unshare (util-linux):", err)
@@ -218,11 +213,8 @@ func victim(t *testing.T) {
 	}
 	ran, _ := os.ReadFile(filepath.Join(logDir, "ran"))
 	lines := strings.Split(strings.TrimSpace(string(ran)), "\n")
-	v, err := user.Lookup(victimUser)
-	if err != nil {
-		t.Fatal(err)
-	}
-	server := v.Uid
+	uid, _ := ensureUser(t, victimUser)
+	server := strconv.Itoa(uid)
 	for _, l := range lines {
 		if !strings.HasSuffix(l, " "+server) {
 			t.Errorf("a fixture program ran as another user than %s (uid %s): %q", victimUser, server, l)

@@ -27,15 +27,16 @@ import (
 // neither attacked nor counted.
 const attackUser = "pgid-test-attack"
 
-// testUser returns attackUser's uid and gid, creating the user if missing.
-func testUser(t *testing.T) (uid, gid int) {
+// ensureUser returns the uid and gid of the test user name, creating it
+// (a system user, as pgid makes DefaultUser) if missing.
+func ensureUser(t *testing.T, name string) (uid, gid int) {
 	t.Helper()
-	if _, err := user.Lookup(attackUser); err != nil {
-		if err := createUser(attackUser); err != nil {
+	if _, err := user.Lookup(name); err != nil {
+		if err := createUser(name); err != nil {
 			t.Fatal(err)
 		}
 	}
-	u, err := user.Lookup(attackUser)
+	u, err := user.Lookup(name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +75,7 @@ done
 // has reloaded its configuration after before, as an attacker's SIGHUP
 // makes it do, for up to 10 s, and then tries once to connect as postgres
 // without the password. reloaded says whether the reload was seen.
-func loginWithoutPassword(dsn string, before time.Time) (err error, reloaded bool) {
+func loginWithoutPassword(dsn string, before time.Time) (reloaded bool, err error) {
 	for i := 0; i < 200 && !reloaded; i++ {
 		if t, err := confLoadTime(dsn); err == nil && t.After(before) {
 			reloaded = true
@@ -84,7 +85,7 @@ func loginWithoutPassword(dsn string, before time.Time) (err error, reloaded boo
 	}
 	u, _ := url.Parse(dsn)
 	u.User = url.User("postgres")
-	return Ping(context.Background(), u.String(), 5*time.Second), reloaded
+	return reloaded, Ping(context.Background(), u.String(), 5*time.Second)
 }
 
 // confLoadTime returns pg_conf_load_time() of the server at dsn, as a new
@@ -146,7 +147,7 @@ func TestZombieLeaderCounts(t *testing.T) {
 	if _, err := exec.LookPath("gcc"); err != nil {
 		t.Skip("needs gcc to build the attacker")
 	}
-	uid, gid := testUser(t)
+	uid, gid := ensureUser(t, attackUser)
 	dir := privateDir(t)
 	src, exe := filepath.Join(dir, "zl.c"), filepath.Join(dir, "zl")
 	os.WriteFile(src, []byte(zombieLeader), 0o644)
@@ -179,7 +180,7 @@ func TestZombieLeaderCounts(t *testing.T) {
 		os.WriteFile(goFile, nil, 0o644)
 		att.Wait()
 		t.Logf("the attacker's run:\n%s", out.String())
-		if err, _ := loginWithoutPassword(s.DSN, time.Time{}); err == nil {
+		if _, err := loginWithoutPassword(s.DSN, time.Time{}); err == nil {
 			t.Fatalf("started beside process %d of uid %d (a zombie leader with a running thread), which then logged in as postgres without the password", att.Process.Pid, uid)
 		}
 		t.Fatalf("started beside process %d of uid %d, a zombie leader with a running thread", att.Process.Pid, uid)
@@ -208,7 +209,7 @@ func TestOtherPIDNamespace(t *testing.T) {
 	if err != nil {
 		t.Skip("needs unshare (util-linux)")
 	}
-	uid, gid := testUser(t)
+	uid, gid := ensureUser(t, attackUser)
 	if _, err := mkdirSecure(pathRule{use: "tests"}, registryDir, 0o700); err != nil {
 		t.Fatal(err)
 	}
@@ -259,7 +260,7 @@ func TestOtherPIDNamespace(t *testing.T) {
 	if !strings.Contains(out, "sent SIGHUP") {
 		t.Errorf("the attacker found no postmaster to signal")
 	}
-	err, reloaded := loginWithoutPassword(dsn, before)
+	reloaded, err := loginWithoutPassword(dsn, before)
 	if !reloaded {
 		t.Errorf("the server did not reload its configuration after the attacker's SIGHUP")
 	}

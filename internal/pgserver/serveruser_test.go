@@ -128,17 +128,13 @@ func TestSharedUserRefused(t *testing.T) {
 	needRoot(t)
 	t.Parallel()
 	const sharedUser = "pgid-test-shared"
-	if _, err := user.Lookup(sharedUser); err != nil {
-		if err := createUser(sharedUser); err != nil {
-			t.Fatal(err)
-		}
-	}
+	sharedUID, _ := ensureUser(t, sharedUser)
 	ctx := context.Background()
 	bins := binaries(t)
 	o := EmbeddedOptions{Binaries: bins, Getenv: env(map[string]string{EnvUser: sharedUser})}
 	uid, gid := serverUID(t, o)
-	if u, err := user.Lookup(sharedUser); err != nil || u.Uid != strconv.Itoa(uid) {
-		t.Errorf("the server ran as uid %d, not as %s (%v)", uid, sharedUser, err)
+	if uid != sharedUID {
+		t.Errorf("the server ran as uid %d, not as %s (uid %d)", uid, sharedUser, sharedUID)
 	}
 
 	other := exec.Command("sleep", "300")

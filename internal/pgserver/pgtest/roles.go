@@ -68,10 +68,20 @@ func DropRole(t testing.TB, role string) {
 			dropMu.Unlock()
 			return
 		}
-		if _, err := (Admin{}).Exec(context.Background(), "DROP ROLE IF EXISTS "+pgx.Identifier{role}.Sanitize()); err != nil {
-			t.Errorf("drop role %s: %v", role, err)
+		if err := dropRole(role); err != nil {
+			t.Error(err)
 		}
 	})
+}
+
+// dropRole drops role if it exists.
+func dropRole(role string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, err := (Admin{}).Exec(ctx, "DROP ROLE IF EXISTS "+pgx.Identifier{role}.Sanitize()); err != nil {
+		return fmt.Errorf("drop role %s: %w", role, err)
+	}
+	return nil
 }
 
 // rolesLater are the roles DropRole drops after the background drops;
@@ -85,12 +95,10 @@ func dropRolesLater() bool {
 	defer dropMu.Unlock()
 	ok := true
 	for _, role := range rolesLater {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		if _, err := admin.Exec(ctx, "DROP ROLE IF EXISTS "+pgx.Identifier{role}.Sanitize()); err != nil {
-			fmt.Fprintf(os.Stderr, "%s: FAIL: drop role %s: %v\n", opts.Name, role, err)
+		if err := dropRole(role); err != nil {
+			fmt.Fprintf(os.Stderr, "%s: FAIL: %v\n", opts.Name, err)
 			ok = false
 		}
-		cancel()
 	}
 	rolesLater = nil
 	return ok
