@@ -262,6 +262,65 @@ func TestRefuseExtensionInSchemaPgid(t *testing.T) {
 	})
 }
 
+// An extension installed in another schema with a member in schema pgid:
+// a function of pgid's, or schema pgid itself, added to it (ALTER
+// EXTENSION ... ADD). Its owner could replace that member with its
+// extension's next version script: status, Up and Down refuse, naming the
+// extension, until the member leaves it. Many members elsewhere (several
+// contrib extensions) cost nothing extra: the check looks at each member
+// once.
+func TestRefuseExtensionMemberInSchemaPgid(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	for _, c := range []struct{ name, member string }{
+		{"function", "FUNCTION pgid.ulid_time(uuid)"},
+		{"schema", "SCHEMA pgid"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			_, su, _, owner := ownedDB(t)
+			var ok bool
+			if err := su.QueryRow(ctx, "SELECT count(*) = 3 FROM pg_available_extensions WHERE name IN ('hstore', 'ltree', 'citext')").Scan(&ok); err != nil {
+				t.Fatal(err)
+			}
+			if !ok {
+				t.Skip("hstore, ltree or citext is not installed on this server")
+			}
+			if err := migrations.Up(ctx, owner); err != nil {
+				t.Fatal(err)
+			}
+			mustExec := func(sql string) {
+				t.Helper()
+				if _, err := su.Exec(ctx, sql); err != nil {
+					t.Fatalf("%s: %v", sql, err)
+				}
+			}
+			mustExec("CREATE EXTENSION hstore SCHEMA public; CREATE EXTENSION ltree SCHEMA public; CREATE EXTENSION citext SCHEMA public")
+			if err := migrations.Up(ctx, owner); err != nil {
+				t.Fatalf("Up with extensions in schema public only: %v", err)
+			}
+			mustExec("ALTER EXTENSION ltree ADD " + c.member)
+			words := []string{"extension ltree", "DROP EXTENSION ltree"}
+			st, err := migrations.ReadStatus(ctx, owner)
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantUntrusted(t, "status", st.Err, words...)
+			wantUntrusted(t, "Up", migrations.Up(ctx, owner), words...)
+			wantUntrusted(t, "Down", migrations.Down(ctx, su), words...)
+			for _, other := range []string{"hstore", "citext"} {
+				if err := st.Err; err != nil && strings.Contains(err.Error(), "extension "+other) {
+					t.Errorf("status names extension %s, which has no member in schema pgid: %v", other, err)
+				}
+			}
+			mustExec("ALTER EXTENSION ltree DROP " + c.member)
+			if err := migrations.Up(ctx, owner); err != nil {
+				t.Errorf("Up after the member left the extension: %v", err)
+			}
+		})
+	}
+}
+
 // The managed-cloud set-up: an admin role (CREATEDB, CREATEROLE, not a
 // superuser) owns the database, a NOLOGIN role owns pgid's objects and
 // the deployer is a member of it. The deployer's Up with nothing to apply

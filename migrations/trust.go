@@ -50,9 +50,9 @@ END`
 }
 
 // pgidObjects lists every object of schema pgid, the schema too: kind,
-// name, owner and its pg_depend address (classid, objid).
+// name and owner.
 var pgidObjects = func() string {
-	arms := []string{"SELECT 'schema', 'pgid', x.nspowner, 'pg_catalog.pg_namespace'::pg_catalog.regclass, x.oid " +
+	arms := []string{"SELECT 'schema', 'pgid', x.nspowner " +
 		"FROM pg_catalog.pg_namespace x WHERE x.nspname OPERATOR(pg_catalog.=) 'pgid'"}
 	// Each kind of object a schema can hold: its catalog, the column prefix
 	// of its name, owner and namespace columns, how its name is shown
@@ -77,9 +77,9 @@ var pgidObjects = func() string {
 		if name == "" {
 			name = "pg_catalog.format('pgid.%I', x." + k.col + "name)"
 		}
-		arms = append(arms, fmt.Sprintf("SELECT '%s', %s, x.%sowner, 'pg_catalog.%s'::pg_catalog.regclass, x.oid FROM pg_catalog.%s x\n  "+
+		arms = append(arms, fmt.Sprintf("SELECT '%s', %s, x.%sowner FROM pg_catalog.%s x\n  "+
 			"WHERE x.%snamespace OPERATOR(pg_catalog.=) pg_catalog.to_regnamespace('pgid')%s",
-			k.kind, name, k.col, k.catalog, k.catalog, k.col, k.where))
+			k.kind, name, k.col, k.catalog, k.col, k.where))
 	}
 	return "\n  " + strings.Join(arms, "\n  UNION ALL\n  ") + "\n"
 }()
@@ -89,7 +89,7 @@ var pgidObjects = func() string {
 // schema's owner can drop and recreate anything in it), and so make pgid's
 // functions run its code as whoever calls them.
 var untrustedObjects = `
-SELECT o.kind, o.name, pg_catalog.pg_get_userbyid(o.owner) FROM (` + pgidObjects + `) o(kind, name, owner, classid, objid)
+SELECT o.kind, o.name, pg_catalog.pg_get_userbyid(o.owner) FROM (` + pgidObjects + `) o(kind, name, owner)
 WHERE NOT (` + trustedRole("o.owner") + `)
 ORDER BY 1, 2`
 
@@ -188,10 +188,13 @@ SELECT p.problem, p.fix, p.revoke FROM (
          pg_catalog.format('DROP EXTENSION %I', e.extname), false
   FROM pg_catalog.pg_extension e
   WHERE e.extnamespace OPERATOR(pg_catalog.=) pg_catalog.to_regnamespace('pgid')
-     OR EXISTS (SELECT FROM pg_catalog.pg_depend d, (` + pgidObjects + `) o(kind, name, owner, classid, objid)
-                WHERE d.refclassid OPERATOR(pg_catalog.=) 'pg_catalog.pg_extension'::pg_catalog.regclass
-                  AND d.refobjid OPERATOR(pg_catalog.=) e.oid AND d.deptype OPERATOR(pg_catalog.=) 'e'
-                  AND d.classid OPERATOR(pg_catalog.=) o.classid AND d.objid OPERATOR(pg_catalog.=) o.objid)
+     OR e.oid OPERATOR(pg_catalog.=) ANY (ARRAY(
+          SELECT d.refobjid FROM pg_catalog.pg_depend d
+          WHERE d.refclassid OPERATOR(pg_catalog.=) 'pg_catalog.pg_extension'::pg_catalog.regclass
+            AND d.deptype OPERATOR(pg_catalog.=) 'e'
+            AND ((d.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_namespace'::pg_catalog.regclass
+                  AND d.objid OPERATOR(pg_catalog.=) pg_catalog.to_regnamespace('pgid'))
+                 OR (pg_catalog.pg_identify_object(d.classid, d.objid, 0)).schema OPERATOR(pg_catalog.=) 'pgid')))
 ) p(problem, fix, revoke)
 ORDER BY 1`
 }()
