@@ -206,8 +206,16 @@ func find() (*Server, error) {
 	dsn := s.DSN
 	if cfg.ConnConfig.RuntimeParams["application_name"] == "" {
 		// The binary's connections say whose they are: the budget counts
-		// the others' (setBudget).
-		appTag = fmt.Sprintf("pgtest %s %d", filepath.Base(os.Args[0]), os.Getpid())
+		// the others' (setBudget). No spaces: WithParam writes a space as
+		// "+" in a URL, which pgx does not read back as a space, so the
+		// tests' connections named themselves "pgtest+tail.test+123" and
+		// the budget counted them as other clients'.
+		appTag = fmt.Sprintf("pgtest-%s-%d", strings.Map(func(r rune) rune {
+			if r == '.' || r == '_' || r == '-' || 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' {
+				return r
+			}
+			return '_'
+		}, filepath.Base(os.Args[0])), os.Getpid())
 		dsn = WithParam(dsn, "application_name", appTag)
 		cfg.ConnConfig.RuntimeParams["application_name"] = appTag
 	}
