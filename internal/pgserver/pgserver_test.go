@@ -22,6 +22,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -53,12 +54,19 @@ func binaries(t *testing.T) string {
 	if d := os.Getenv(EnvBinaries); d != "" {
 		return d
 	}
-	out, err := exec.Command("../../.ci/pg-binaries", "18").Output()
+	d, err := ciBinaries()
 	if err != nil {
 		t.Fatalf("set %s, or let ../../.ci/pg-binaries 18 fetch the binaries: %v", EnvBinaries, err)
 	}
-	return strings.TrimSpace(string(out))
+	return d
 }
+
+// ciBinaries runs ../../.ci/pg-binaries 18 once per test binary (it walks
+// and checks every directory above the binaries: 0.1 s a run, 18 runs).
+var ciBinaries = sync.OnceValues(func() (string, error) {
+	out, err := exec.Command("../../.ci/pg-binaries", "18").Output()
+	return strings.TrimSpace(string(out)), err
+})
 
 const deadDSN = "postgres://postgres@127.0.0.1:1/postgres?sslmode=disable&connect_timeout=1"
 
