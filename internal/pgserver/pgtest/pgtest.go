@@ -370,10 +370,12 @@ var (
 )
 
 // maxDrops bounds the drops under way, which each hold a connection of
-// the admin pool (maxAdminConns) while they wait.
+// the admin pool (maxAdminConns) while they wait. With 4, migrations'
+// 40 databases were still being dropped 13 s after its last test ended;
+// with 8 their checkpoints coalesce twice as much.
 const (
-	maxDrops      = 4
-	maxAdminConns = 8
+	maxDrops      = 8
+	maxAdminConns = maxDrops + 4
 )
 
 // dropLater drops database name, made for test, in the background.
