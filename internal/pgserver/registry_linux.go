@@ -37,20 +37,11 @@ func startChecked(cred *credential, cmd *exec.Cmd) (done func(), err error) {
 	if err != nil {
 		return nil, err
 	}
-	lock, err := os.OpenFile(filepath.Join(dir, "lock"), os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW, 0o600)
+	unlock, err := lockRegistry(dir)
 	if err != nil {
 		return nil, err
 	}
-	defer lock.Close() // and unlocked
-	for {
-		err = syscall.Flock(int(lock.Fd()), syscall.LOCK_EX)
-		if err != syscall.EINTR {
-			break
-		}
-	}
-	if err != nil {
-		return nil, fmt.Errorf("lock %s: %w", lock.Name(), err)
-	}
+	defer unlock()
 
 	procs := processes()
 	registered := map[int]uint64{}
@@ -98,7 +89,34 @@ func startChecked(cred *credential, cmd *exec.Cmd) (done func(), err error) {
 		cmd.Wait()
 		return nil, err
 	}
-	return func() { os.Remove(entry) }, nil
+	// The entry goes under the lock: a check that has read the processes
+	// (cmd's children among them, while cmd ran) reads the entries before
+	// this one is gone.
+	return func() {
+		if unlock, err := lockRegistry(dir); err == nil {
+			defer unlock()
+		}
+		os.Remove(entry)
+	}, nil
+}
+
+// lockRegistry takes the registry's exclusive lock, dir being the registry.
+func lockRegistry(dir string) (unlock func(), err error) {
+	lock, err := os.OpenFile(filepath.Join(dir, "lock"), os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	for {
+		err = syscall.Flock(int(lock.Fd()), syscall.LOCK_EX)
+		if err != syscall.EINTR {
+			break
+		}
+	}
+	if err != nil {
+		lock.Close()
+		return nil, fmt.Errorf("lock %s: %w", lock.Name(), err)
+	}
+	return func() { lock.Close() }, nil // and unlocked
 }
 
 // descends reports whether pid is a registered process or descends from
