@@ -360,29 +360,43 @@ func create(t testing.TB, tmpl string) string {
 // (PostgreSQL flushes every dirty buffer of the server for it), 0.5-2 s on
 // a busy machine: a test that waited for it kept its -parallel slot that
 // long. dropLater drops in the background instead, several at once so
-// that their checkpoints coalesce, and [Main] waits for the drops before
-// it returns, failing the binary if one failed.
+// that their checkpoints coalesce (drops asked for while a checkpoint runs
+// all wait for the next one), and [Main] waits for the drops before it
+// returns, failing the binary if one failed.
 var (
-	drops    sync.WaitGroup
-	dropSlot = make(chan struct{}, maxDrops)
-	dropMu   sync.Mutex
-	dropErrs []string
+	drops       sync.WaitGroup
+	dropMu      sync.Mutex
+	dropCond    = sync.NewCond(&dropMu)
+	dropLimit   = maxDrops // drops under way at most
+	dropRunning int        // drops under way
+	dropErrs    []string
 )
 
-// maxDrops bounds the drops under way, which each hold a connection of
-// the admin pool (maxAdminConns) while they wait. With 4, migrations'
-// 40 databases were still being dropped 13 s after its last test ended;
-// with 8 their checkpoints coalesce twice as much.
+// maxDrops bounds the drops under way while tests run: each holds a
+// connection of the admin pool while it waits. Once the tests have ended,
+// waitDrops lets as many run as half the slots other clients leave free:
+// with 4 at a time, migrations' 40 databases were still being dropped 13 s
+// after its last test.
 const (
 	maxDrops      = 8
-	maxAdminConns = maxDrops + 4
+	maxAdminConns = 40 // creates, roles and drops (maxDrops, then half the free slots)
 )
 
 // dropLater drops database name, made for test, in the background.
 func dropLater(test, name string) {
 	drops.Go(func() {
-		dropSlot <- struct{}{}
-		defer func() { <-dropSlot }()
+		dropMu.Lock()
+		for dropRunning >= dropLimit {
+			dropCond.Wait()
+		}
+		dropRunning++
+		dropMu.Unlock()
+		defer func() {
+			dropMu.Lock()
+			dropRunning--
+			dropCond.Broadcast()
+			dropMu.Unlock()
+		}()
 		if err := dropDatabase(context.Background(), name); err != nil {
 			dropMu.Lock()
 			dropErrs = append(dropErrs, fmt.Sprintf("drop test database %s of %s: %v", name, test, err))
@@ -391,9 +405,22 @@ func dropLater(test, name string) {
 	})
 }
 
-// waitDrops waits for the drops dropLater began and reports whether they
-// all succeeded, printing the failures.
+// waitDrops waits for the drops dropLater began, more of them at once now
+// that the tests have ended, and reports whether they all succeeded,
+// printing the failures.
 func waitDrops() bool {
+	if admin != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		if free, err := freeSlots(ctx); err == nil {
+			// Half of what other clients leave: the other test binaries of
+			// the run keep their margin.
+			dropMu.Lock()
+			dropLimit = min(max(maxDrops, free/2), maxAdminConns-2)
+			dropCond.Broadcast()
+			dropMu.Unlock()
+		}
+		cancel()
+	}
 	drops.Wait()
 	dropMu.Lock()
 	defer dropMu.Unlock()
@@ -567,12 +594,8 @@ func largerWaiting(n int) bool {
 // appTag, again every refreshEvery while a reservation waits: the other
 // test binaries of a go test run come and go.
 func setBudget(ctx context.Context) error {
-	var free int
-	if err := admin.QueryRow(ctx, `SELECT pg_catalog.current_setting('max_connections')::int
-		- pg_catalog.current_setting('superuser_reserved_connections')::int
-		- coalesce(pg_catalog.current_setting('reserved_connections', true)::int, 0)
-		- (SELECT count(*)::int FROM pg_catalog.pg_stat_activity
-		   WHERE backend_type = 'client backend' AND application_name IS DISTINCT FROM nullif($1, ''))`, appTag).Scan(&free); err != nil {
+	free, err := freeSlots(ctx)
+	if err != nil {
 		return err
 	}
 	budgetMu.Lock()
@@ -582,6 +605,18 @@ func setBudget(ctx context.Context) error {
 	budgetFree = budget - held
 	budgetCond.Broadcast()
 	return nil
+}
+
+// freeSlots counts the server's connection slots that other clients do not
+// use, the slots superusers keep excepted.
+func freeSlots(ctx context.Context) (int, error) {
+	var free int
+	err := admin.QueryRow(ctx, `SELECT pg_catalog.current_setting('max_connections')::int
+		- pg_catalog.current_setting('superuser_reserved_connections')::int
+		- coalesce(pg_catalog.current_setting('reserved_connections', true)::int, 0)
+		- (SELECT count(*)::int FROM pg_catalog.pg_stat_activity
+		   WHERE backend_type = 'client backend' AND application_name IS DISTINCT FROM nullif($1, ''))`, appTag).Scan(&free)
+	return free, err
 }
 
 // appTag is the application_name of the binary's connections, "" when the
