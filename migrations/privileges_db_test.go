@@ -239,14 +239,7 @@ func TestRefuseExtensionInSchemaPgid(t *testing.T) {
 				t.Fatalf("CREATE EXTENSION %s SCHEMA pgid as %s: %v", ext, role, err)
 			}
 			t.Cleanup(func() { su.Exec(context.Background(), "DROP EXTENSION IF EXISTS "+ext) })
-			words := []string{"extension " + ext, "owner " + role, "DROP EXTENSION " + ext}
-			st, err := migrations.ReadStatus(ctx, owner)
-			if err != nil {
-				t.Fatal(err)
-			}
-			wantUntrusted(t, "status", st.Err, words...)
-			wantUntrusted(t, "Up", migrations.Up(ctx, owner), words...)
-			wantUntrusted(t, "Down", migrations.Down(ctx, su), words...)
+			refusedEverywhere(t, owner, su, "extension "+ext, "owner "+role, "DROP EXTENSION "+ext)
 			if _, err := su.Exec(ctx, "DROP EXTENSION "+ext); err != nil {
 				t.Fatal(err)
 			}
@@ -260,6 +253,22 @@ func TestRefuseExtensionInSchemaPgid(t *testing.T) {
 			t.Error("none of the trusted contrib extensions is installed: nothing was tested")
 		}
 	})
+}
+
+// refusedEverywhere checks that status (as owner), Up (as owner) and Down
+// (as su) refuse schema pgid with ErrUntrusted naming words, and returns
+// status's error.
+func refusedEverywhere(t *testing.T, owner, su *pgx.Conn, words ...string) error {
+	t.Helper()
+	ctx := context.Background()
+	st, err := migrations.ReadStatus(ctx, owner)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantUntrusted(t, "status", st.Err, words...)
+	wantUntrusted(t, "Up", migrations.Up(ctx, owner), words...)
+	wantUntrusted(t, "Down", migrations.Down(ctx, su), words...)
+	return st.Err
 }
 
 // An extension installed in another schema with a member in schema pgid:
@@ -300,17 +309,10 @@ func TestRefuseExtensionMemberInSchemaPgid(t *testing.T) {
 				t.Fatalf("Up with extensions in schema public only: %v", err)
 			}
 			mustExec("ALTER EXTENSION ltree ADD " + c.member)
-			words := []string{"extension ltree", "DROP EXTENSION ltree"}
-			st, err := migrations.ReadStatus(ctx, owner)
-			if err != nil {
-				t.Fatal(err)
-			}
-			wantUntrusted(t, "status", st.Err, words...)
-			wantUntrusted(t, "Up", migrations.Up(ctx, owner), words...)
-			wantUntrusted(t, "Down", migrations.Down(ctx, su), words...)
+			stErr := refusedEverywhere(t, owner, su, "extension ltree", "DROP EXTENSION ltree")
 			for _, other := range []string{"hstore", "citext"} {
-				if err := st.Err; err != nil && strings.Contains(err.Error(), "extension "+other) {
-					t.Errorf("status names extension %s, which has no member in schema pgid: %v", other, err)
+				if stErr != nil && strings.Contains(stErr.Error(), "extension "+other) {
+					t.Errorf("status names extension %s, which has no member in schema pgid: %v", other, stErr)
 				}
 			}
 			mustExec("ALTER EXTENSION ltree DROP " + c.member)
