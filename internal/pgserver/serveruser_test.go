@@ -222,33 +222,3 @@ func TestHoldServer(t *testing.T) {
 	fmt.Printf("ready: server of process %d\n", os.Getpid())
 	bufio.NewReader(os.Stdin).ReadString('\n')
 }
-
-// Servers of one user started at once, as parallel tests or test binaries
-// do: none may take another's initdb or postmaster, whose processes come
-// and go meanwhile, for a process of someone else's (ErrSharedUser). A
-// check used to read the processes, then the registry: an initdb that
-// ended in between had left it, and its last children were foreign.
-func TestConcurrentStartsOneUser(t *testing.T) {
-	needRoot(t)
-	t.Parallel()
-	bins := binaries(t)
-	const n = 6
-	errs := make(chan error, n)
-	for range n {
-		go func() {
-			s, err := StartEmbedded(context.Background(), EmbeddedOptions{Binaries: bins, Getenv: env(nil)})
-			if err == nil {
-				err = Ping(context.Background(), s.DSN, 5*time.Second)
-				if cerr := s.Close(); err == nil {
-					err = cerr
-				}
-			}
-			errs <- err
-		}()
-	}
-	for range n {
-		if err := <-errs; err != nil {
-			t.Error(err)
-		}
-	}
-}
