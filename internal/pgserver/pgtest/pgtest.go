@@ -206,16 +206,8 @@ func find() (*Server, error) {
 	dsn := s.DSN
 	if cfg.ConnConfig.RuntimeParams["application_name"] == "" {
 		// The binary's connections say whose they are: the budget counts
-		// the others' (setBudget). No spaces: WithParam writes a space as
-		// "+" in a URL, which pgx does not read back as a space, so the
-		// tests' connections named themselves "pgtest+tail.test+123" and
-		// the budget counted them as other clients'.
-		appTag = fmt.Sprintf("pgtest-%s-%d", strings.Map(func(r rune) rune {
-			if r == '.' || r == '_' || r == '-' || 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' {
-				return r
-			}
-			return '_'
-		}, filepath.Base(os.Args[0])), os.Getpid())
+		// the others' (setBudget).
+		appTag = fmt.Sprintf("pgtest %s %d", filepath.Base(os.Args[0]), os.Getpid())
 		dsn = WithParam(dsn, "application_name", appTag)
 		cfg.ConnConfig.RuntimeParams["application_name"] = appTag
 	}
@@ -442,16 +434,20 @@ func DSNFor(dsn, name string) string {
 	return dsn + " dbname=" + name
 }
 
-// WithParam appends a connection parameter to a DSN in either form.
+// WithParam appends a connection parameter to a DSN in either form. In a
+// URL a space is written %20: pgx does not read "+" back as a space (the
+// tests' connections once named themselves "pgtest+tail.test+123", and the
+// connection budget counted them as other clients'); in key=value form the
+// value is quoted.
 func WithParam(dsn, key, value string) string {
 	if strings.Contains(dsn, "://") {
 		sep := "?"
 		if strings.Contains(dsn, "?") {
 			sep = "&"
 		}
-		return dsn + sep + url.QueryEscape(key) + "=" + url.QueryEscape(value)
+		return dsn + sep + url.QueryEscape(key) + "=" + strings.ReplaceAll(url.QueryEscape(value), "+", "%20")
 	}
-	return dsn + " " + key + "=" + value
+	return dsn + " " + key + "='" + strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(value) + "'"
 }
 
 // ServerChoice returns the environment variables that decide which server

@@ -2,6 +2,7 @@ package pgtest
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"testing"
 
@@ -45,6 +46,32 @@ func TestConnectionsCarryTheTag(t *testing.T) {
 		}
 		if name != appTag {
 			t.Errorf("%s: application_name %q, want the binary's tag %q", what, name, appTag)
+		}
+	}
+}
+
+// WithParam's value reaches the server as written, spaces, plus signs,
+// quotes and backslashes included, in a URL DSN and in a key=value one.
+func TestWithParamRoundTrips(t *testing.T) {
+	ctx := context.Background()
+	url := ServerDSN(t)
+	cfg, err := pgx.ParseConfig(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kv := fmt.Sprintf("host=%s port=%d user=%s dbname=%s", cfg.Host, cfg.Port, cfg.User, cfg.Database)
+	if cfg.Password != "" {
+		kv += " password=" + cfg.Password
+	}
+	const want = `a b+c 'd' \e`
+	for form, dsn := range map[string]string{"URL": url, "key=value": kv} {
+		conn := Connect(t, WithParam(dsn, "application_name", want), pgx.QueryExecModeCacheStatement)
+		var got string
+		if err := conn.QueryRow(ctx, "SELECT current_setting('application_name')").Scan(&got); err != nil {
+			t.Fatal(err)
+		}
+		if got != want {
+			t.Errorf("%s form: application_name %q, want %q", form, got, want)
 		}
 	}
 }
