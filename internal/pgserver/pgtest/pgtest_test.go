@@ -11,7 +11,7 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	os.Exit(Main(m, Options{Name: "pgtest", Parallel: 4}))
+	os.Exit(Main(m, Options{Name: "pgtest"}))
 }
 
 // The connections the tests open, by every way pgtest gives them a DSN,
