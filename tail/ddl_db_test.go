@@ -40,7 +40,7 @@ const (
 
 func runTailDDL(t *testing.T, c tailDDLCase) tailResult[ulidtype.ULID] {
 	t.Helper()
-	reserveTail(t, 4, 0)
+	reserveTail(t, 4, 0, 2) // owner, and the DDL's (tailLoad.during)
 	dsn := pgtest.DB(t)
 	owner := pgtest.Connect(t, dsn, pgx.QueryExecModeCacheStatement)
 	role := pgtest.NewRole(t, owner)

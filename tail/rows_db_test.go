@@ -68,7 +68,7 @@ func tailRowsVals(r *rand.Rand, w int) []any {
 // NULLs), on a connection with no pgid registration at all.
 func TestTailRowsAdversarial(t *testing.T) {
 	t.Parallel()
-	reserveTail(t, 16, 2)
+	reserveTail(t, 16, 2, 1) // owner
 	dsn := pgtest.DB(t)
 	owner := pgtest.Connect(t, dsn, pgx.QueryExecModeCacheStatement)
 	role := pgtest.NewRole(t, owner)
@@ -138,7 +138,7 @@ func b2i(b bool) int {
 // bytea as []byte, NULL as nil.
 func TestTailRowsValuesObjectID(t *testing.T) {
 	t.Parallel()
-	reserveTail(t, 4, 1)
+	reserveTail(t, 4, 1, 0)
 	dsn := pgtest.DB(t)
 	var mu sync.Mutex
 	got := map[objectidtype.ObjectID][]any{}

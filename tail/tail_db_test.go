@@ -69,12 +69,13 @@ type tailResult[K tail.ID] struct {
 	inserted  map[K][]any     // tailLoad.vals of each committed row
 }
 
-// reserveTail reserves, with pgtest.Conns, the connections of a tailLoad
-// of writers and longTx: the writers', the owner's, the Tailer's, the
-// naive reader's, and two of the test's own (the DDL's, a blocker's). A
-// test calls it first: it may wait, and must not have taken the times its
-// load depends on before.
-func reserveTail(t *testing.T, writers, longTx int) { pgtest.Conns(t, writers+longTx+5) }
+// reserveTail reserves, with pgtest.Conns, the connections a test running
+// a tailLoad of writers and longTx holds at once: runTail's (one per
+// writer and long transaction, the Tailer's, the naive reader's) and own,
+// the others the test keeps open meanwhile, the DDL's of tailLoad.during
+// among them. A test calls it first: it may wait, and must not have taken
+// the times its load depends on before.
+func reserveTail(t *testing.T, writers, longTx, own int) { pgtest.Conns(t, writers+longTx+2+own) }
 
 // runTail creates table (id kind K) in the database at dsn, sets it up for
 // tailing with l.lead, and runs l: writers that each take an ID from a
@@ -96,6 +97,8 @@ func runTail[K tail.ID](t *testing.T, dsn string, l tailLoad, newID func() K, mi
 	if err := tail.Enable(ctx, owner, "ev", l.lead); err != nil {
 		t.Fatal(err)
 	}
+	// Its slot is for the Tailer and the naive reader (reserveTail).
+	owner.Close(ctx)
 	if l.readerDSN == "" {
 		l.readerDSN = dsn
 	}
@@ -103,7 +106,7 @@ func runTail[K tail.ID](t *testing.T, dsn string, l tailLoad, newID func() K, mi
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg.MaxConns = int32(l.writers + l.longTx + 1)
+	cfg.MaxConns = int32(l.writers + l.longTx) // what reserveTail counts
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -426,7 +429,7 @@ func percentile(d []time.Duration, p float64) time.Duration {
 // reader, on the same load at the same time, loses rows.
 func TestTailAdversarial(t *testing.T) {
 	t.Parallel()
-	reserveTail(t, 16, 2)
+	reserveTail(t, 16, 2, 0)
 	dsn := pgtest.DB(t)
 	gen := ulidtype.NewGenerator(func() time.Time { return time.Now().Add(-2 * time.Second) }, nil)
 	res := runTail(t, dsn, tailLoad{
@@ -450,7 +453,7 @@ func TestTailAdversarial(t *testing.T) {
 // ObjectIds (one-second resolution) under a smaller load of the same kind.
 func TestTailObjectID(t *testing.T) {
 	t.Parallel()
-	reserveTail(t, 4, 1)
+	reserveTail(t, 4, 1, 0)
 	dsn := pgtest.DB(t)
 	gen := objectidtype.NewGenerator(func() time.Time { return time.Now().Add(-time.Second) }, nil)
 	res := runTail(t, dsn, tailLoad{
@@ -472,7 +475,7 @@ func TestTailObjectID(t *testing.T) {
 // still open.
 func TestTailLeastPrivilege(t *testing.T) {
 	t.Parallel()
-	reserveTail(t, 4, 1)
+	reserveTail(t, 4, 1, 3) // owner, blocker, watch
 	ctx := context.Background()
 	dsn := pgtest.DB(t)
 	owner := pgtest.Connect(t, dsn, pgx.QueryExecModeCacheStatement)
