@@ -3,6 +3,7 @@
 package pgserver
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -56,7 +57,6 @@ func TestLocalAttacker(t *testing.T) {
 		return
 	}
 	needRoot(t)
-	t.Parallel()
 	ensureUser(t, victimUser)
 	unshare, err := exec.LookPath("unshare")
 	if err != nil {
@@ -77,12 +77,21 @@ func TestLocalAttacker(t *testing.T) {
 
 	cmd := exec.Command(unshare, "-m", "--propagation", "private", os.Args[0], "-test.run=^TestLocalAttacker$", "-test.v", "-test.count=1")
 	cmd.Env = append(os.Environ(), "PGID_ATTACK_ROLE="+roleVictim, "PGID_ATTACK_BASE="+base, EnvBinaries+"="+bins)
-	out, err := cmd.CombinedOutput()
-	t.Logf("the victim's run, in its mount namespace:\n%s", out)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	// Started before t.Parallel, with this process's environment as it is
+	// now: the longest test of the package runs while the sequential
+	// tests do (their t.Setenv does not reach it), instead of after them.
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Parallel()
+	err = cmd.Wait()
+	t.Logf("the victim's run, in its mount namespace:\n%s", out.Bytes())
 	if err != nil {
 		t.Fatalf("the attack succeeded or the test broke: %v", err)
 	}
-	if !strings.Contains(string(out), "--- PASS: TestLocalAttacker") {
+	if !strings.Contains(out.String(), "--- PASS: TestLocalAttacker") {
 		t.Fatal("the victim's run did not pass")
 	}
 }
