@@ -11,5 +11,5 @@ package migrations
 var functionsHistory = []string{
 	"39f48c99dd4c2a540dbe66270a60c3e9b3eba6ccedfeca63e0f05b014ed9b61c",
 	"23e751850aba3ff7fcefbdfef96d9f1220a15f7fa3efdfacebcb3604ac180b63",
-	"52544f9f6fde870a800add25a34ab4363b1a18364494de2c84ce33fcaca2f166",
+	"69bced1c2f4310ad6302364decaa154a5c0a40ff5e70bb4995da299cb05766ee",
 }

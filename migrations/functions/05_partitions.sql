@@ -330,7 +330,10 @@ COMMENT ON FUNCTION pgid._id_time(text, text) IS
 -- partition last: the bounds as written in the catalog (NULL for
 -- MINVALUE/MAXVALUE and for DEFAULT), the times they stand for, and
 -- pg_class.reltuples as the row estimate (NULL before the first VACUUM or
--- ANALYZE).
+-- ANALYZE). The maintenance calls it several times per run: one query,
+-- one pg_get_expr per partition (MATERIALIZED: not repeated for each use),
+-- the literals cut out with split_part where a bound has the expected form
+-- (a regexp with captures cost more than all the rest).
 CREATE OR REPLACE FUNCTION pgid.list_partitions(parent regclass)
 RETURNS TABLE (partition regclass, is_default boolean, lower timestamptz, upper timestamptz,
                from_bound text, to_bound text, row_estimate bigint)
@@ -338,30 +341,27 @@ LANGUAGE plpgsql STABLE STRICT PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
   kind text := pgid.partition_key_kind(parent::pg_catalog.regclass);
-  r record;
-  m text[];
 BEGIN
-  FOR r IN
-    SELECT c.oid::regclass AS rel, pg_get_expr(c.relpartbound, c.oid) AS b, c.reltuples
-    FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
-    WHERE i.inhparent = parent
-    ORDER BY pg_get_expr(c.relpartbound, c.oid) = 'DEFAULT',
-             substring(pg_get_expr(c.relpartbound, c.oid) FROM '^FOR VALUES FROM \(''([^'']*)''') NULLS FIRST
-  LOOP
-    partition := r.rel;
-    row_estimate := CASE WHEN r.reltuples < 0 THEN NULL ELSE r.reltuples::bigint END;
-    is_default := r.b = 'DEFAULT';
-    from_bound := NULL; to_bound := NULL; lower := NULL; upper := NULL;
-    IF NOT is_default THEN
-      m := regexp_match(r.b, '^FOR VALUES FROM \((?:''(.*)''(?:::\w+)?|MINVALUE)\) '
-                             'TO \((?:''(.*)''(?:::\w+)?|MAXVALUE)\)$');
-      from_bound := m[1];
-      to_bound := m[2];
-      lower := pgid._id_time(kind::pg_catalog.text, from_bound::pg_catalog.text);
-      upper := pgid._id_time(kind::pg_catalog.text, to_bound::pg_catalog.text);
-    END IF;
-    RETURN NEXT;
-  END LOOP;
+  RETURN QUERY
+    WITH p AS MATERIALIZED (
+      SELECT c.oid::regclass AS rel, c.reltuples AS tuples, pg_get_expr(c.relpartbound, c.oid) AS b
+      FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+      WHERE i.inhparent = parent),
+    q AS MATERIALIZED (
+      SELECT p.rel, p.tuples, p.b = 'DEFAULT' AS dflt,
+             -- FOR VALUES FROM ('f') TO ('t'), either side may be MINVALUE / MAXVALUE
+             p.b ~ '^FOR VALUES FROM \((''[^'']*''(::\w+)?|MINVALUE)\) TO \((''[^'']*''(::\w+)?|MAXVALUE)\)$' AS ok,
+             CASE WHEN p.b LIKE 'FOR VALUES FROM (''%' THEN split_part(p.b, '''', 2) END AS f,
+             CASE WHEN p.b NOT LIKE '%TO (MAXVALUE)'
+                  THEN split_part(p.b, '''', CASE WHEN p.b LIKE 'FOR VALUES FROM (''%' THEN 4 ELSE 2 END) END AS t
+      FROM p)
+    SELECT q.rel, q.dflt,
+           pgid._id_time(kind::pg_catalog.text, (CASE WHEN q.ok THEN q.f END)::pg_catalog.text),
+           pgid._id_time(kind::pg_catalog.text, (CASE WHEN q.ok THEN q.t END)::pg_catalog.text),
+           CASE WHEN q.ok THEN q.f END, CASE WHEN q.ok THEN q.t END,
+           CASE WHEN q.tuples < 0 THEN NULL ELSE q.tuples::bigint END
+    FROM q
+    ORDER BY q.dflt, q.f NULLS FIRST;
 END
 $$;
 
