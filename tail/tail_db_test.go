@@ -428,9 +428,8 @@ func percentile(d []time.Duration, p float64) time.Duration {
 // each committed row exactly once, in ID order; the naive id > cursor
 // reader, on the same load at the same time, loses rows.
 func TestTailAdversarial(t *testing.T) {
-	// The package's longest test reserves before t.Parallel, while the
-	// sequential tests run: the shorter ones, which fill the rest of the
-	// budget, cannot make it wait and end the run alone.
+	// The package's longest test reserves before t.Parallel (pgtest.Conns):
+	// the shorter ones fill the rest of the budget around it.
 	reserveTail(t, 16, 2, 0)
 	t.Parallel()
 	dsn := pgtest.DB(t)

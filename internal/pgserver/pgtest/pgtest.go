@@ -660,7 +660,10 @@ const minBudget = 10
 // opens them. The budget is three quarters of the server's connection
 // slots that other clients do not use, set again while a reservation
 // waits (see setBudget); n above it waits for the whole budget.
-// A test reserves once, and its subtests reserve nothing.
+// A test reserves once, and its subtests reserve nothing. The first to ask
+// are served first: a binary's longest load may reserve before t.Parallel,
+// in the sequential phase, so that the shorter tests fill the budget
+// around it instead of delaying it.
 func Conns(t testing.TB, n int) {
 	t.Helper()
 	ServerDSN(t)
